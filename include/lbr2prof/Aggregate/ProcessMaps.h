@@ -1,0 +1,73 @@
+//===- ProcessMaps.h - which file each runtime address belongs to -*- C++ -*-===//
+//
+// Tracks the executable mappings of every process as MMAP/MMAP2, FORK and
+// COMM exec records arrive, and answers "which DSO, and at which file offset,
+// is runtime address A of process P". FORK copies the parent's mappings to
+// the child; COMM with the exec flag drops them (the new image maps itself
+// again); a newer mapping replaces the parts of older ones it overlaps, as
+// the kernel does. Kernel mappings (pid -1) serve every process.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_AGGREGATE_PROCESSMAPS_H
+#define LBR2PROF_AGGREGATE_PROCESSMAPS_H
+
+#include "lbr2prof/PerfData/Events.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lbr2prof {
+
+/// One executable mapping: runtime [Start, End) maps file bytes from PgOff.
+struct Mapping {
+  uint64_t Start = 0, End = 0;
+  /// File offset of Start.
+  uint64_t PgOff = 0;
+  /// Index into ProcessMaps::dsos().
+  unsigned Dso = 0;
+
+  /// File offset of runtime address A (A must lie inside the mapping).
+  uint64_t fileOffset(uint64_t A) const { return A - Start + PgOff; }
+};
+
+/// A mapped file, named as the mmap record names it.
+struct DsoInfo {
+  std::string Path;
+  /// Build-id from an MMAP2 record, if one carried it.
+  std::vector<uint8_t> BuildId;
+};
+
+class ProcessMaps {
+public:
+  /// Records an mmap; non-executable mappings are ignored.
+  void addMmap(const MmapEvent &E);
+  /// Copies the parent's mappings to a new process (not to a new thread).
+  void fork(uint32_t Pid, uint32_t PPid);
+  /// exec(): the process's old mappings are gone.
+  void exec(uint32_t Pid);
+  /// The mapping holding runtime address A in process Pid, or null. Kernel
+  /// addresses are looked up among the kernel's mappings.
+  const Mapping *find(uint32_t Pid, uint64_t A) const;
+  const std::vector<DsoInfo> &dsos() const { return Dsos; }
+
+private:
+  unsigned dsoIndex(llvm::StringRef Path, llvm::ArrayRef<uint8_t> BuildId);
+  /// Sorted by Start, non-overlapping.
+  using MapList = std::vector<Mapping>;
+  static void insert(MapList &L, const Mapping &M);
+  static const Mapping *lookup(const MapList &L, uint64_t A);
+
+  llvm::DenseMap<uint32_t, MapList> ByPid;
+  MapList Kernel;
+  std::vector<DsoInfo> Dsos;
+  llvm::StringMap<unsigned> DsoByPath;
+  /// One-entry cache of the last lookup (samples come in runs).
+  mutable uint32_t LastPid = ~0u;
+  mutable const MapList *LastList = nullptr;
+};
+
+} // namespace lbr2prof
+
+#endif

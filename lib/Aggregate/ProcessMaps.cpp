@@ -1,0 +1,104 @@
+//===- ProcessMaps.cpp - per-process executable mappings ------------------===//
+//
+// Mappings are kept sorted by start address per process; lookups are binary
+// searches behind a one-entry cache of the last process asked about.
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Aggregate/ProcessMaps.h"
+#include <algorithm>
+
+using namespace llvm;
+namespace lbr2prof {
+
+unsigned ProcessMaps::dsoIndex(StringRef Path, ArrayRef<uint8_t> BuildId) {
+  auto [It, New] = DsoByPath.try_emplace(Path, unsigned(Dsos.size()));
+  if (New) {
+    Dsos.push_back({Path.str(), {}});
+  }
+  DsoInfo &D = Dsos[It->second];
+  if (D.BuildId.empty() && !BuildId.empty())
+    D.BuildId.assign(BuildId.begin(), BuildId.end());
+  return It->second;
+}
+
+void ProcessMaps::insert(MapList &L, const Mapping &M) {
+  // Cut the parts of older mappings that the new one covers.
+  MapList Out;
+  Out.reserve(L.size() + 2);
+  for (const Mapping &Old : L) {
+    if (Old.End <= M.Start || Old.Start >= M.End) {
+      Out.push_back(Old);
+      continue;
+    }
+    if (Old.Start < M.Start) {
+      Mapping Left = Old;
+      Left.End = M.Start;
+      Out.push_back(Left);
+    }
+    if (Old.End > M.End) {
+      Mapping Right = Old;
+      Right.PgOff = Old.PgOff + (M.End - Old.Start);
+      Right.Start = M.End;
+      Out.push_back(Right);
+    }
+  }
+  Out.push_back(M);
+  std::sort(Out.begin(), Out.end(),
+            [](const Mapping &A, const Mapping &B) { return A.Start < B.Start; });
+  L.swap(Out);
+}
+
+void ProcessMaps::addMmap(const MmapEvent &E) {
+  if (!E.isExecutable() || E.Len == 0 || E.Addr + E.Len < E.Addr)
+    return;
+  Mapping M;
+  M.Start = E.Addr;
+  M.End = E.Addr + E.Len;
+  M.PgOff = E.PgOff;
+  M.Dso = dsoIndex(E.Filename, E.hasBuildId() ? E.BuildId : ArrayRef<uint8_t>());
+  bool IsKernel = E.Pid == uint32_t(-1) ||
+                  (E.Misc & perfabi::PERF_RECORD_MISC_CPUMODE_MASK) ==
+                      perfabi::PERF_RECORD_MISC_KERNEL;
+  insert(IsKernel ? Kernel : ByPid[E.Pid], M);
+  LastPid = ~0u;
+}
+
+void ProcessMaps::fork(uint32_t Pid, uint32_t PPid) {
+  if (Pid == PPid)
+    return;
+  auto It = ByPid.find(PPid);
+  if (It != ByPid.end()) {
+    MapList Copy = It->second;
+    ByPid[Pid] = std::move(Copy);
+  }
+  LastPid = ~0u;
+}
+
+void ProcessMaps::exec(uint32_t Pid) {
+  ByPid.erase(Pid);
+  LastPid = ~0u;
+}
+
+const Mapping *ProcessMaps::lookup(const MapList &L, uint64_t A) {
+  auto It = std::upper_bound(
+      L.begin(), L.end(), A,
+      [](uint64_t V, const Mapping &M) { return V < M.Start; });
+  if (It == L.begin())
+    return nullptr;
+  --It;
+  return A < It->End ? &*It : nullptr;
+}
+
+const Mapping *ProcessMaps::find(uint32_t Pid, uint64_t A) const {
+  if (Pid != LastPid) {
+    auto It = ByPid.find(Pid);
+    LastList = It == ByPid.end() ? nullptr : &It->second;
+    LastPid = Pid;
+  }
+  if (LastList)
+    if (const Mapping *M = lookup(*LastList, A))
+      return M;
+  return lookup(Kernel, A);
+}
+
+} // namespace lbr2prof

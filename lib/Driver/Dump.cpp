@@ -1,0 +1,343 @@
+//===- Dump.cpp - sample lines and input summaries ------------------------===//
+//
+// Sample lines reproduce perf script's tokens:
+//   PID IP FROM/TO/M|P|-/X|-/A|-/CYCLES/TYPE/SPEC ...
+// e.g. "  1234           401136 0x401136/0x401120/P/-/-/0/COND/- ..."
+// Side-band lines reproduce perf's PERF_RECORD_* renderings.
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Driver/Dump.h"
+#include "lbr2prof/Aggregate/ProcessMaps.h"
+#include "lbr2prof/PerfData/PerfReader.h"
+#include "lbr2prof/Support/Progress.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include <algorithm>
+#include <map>
+
+using namespace llvm;
+using namespace lbr2prof::perfabi;
+
+namespace lbr2prof {
+namespace {
+
+StringRef specName(unsigned S) {
+  switch (S) {
+  case 1: return "SPEC_WRONG_PATH";
+  case 2: return "NON_SPEC_CORRECT_PATH";
+  case 3: return "SPEC_CORRECT_PATH";
+  default: return "-";
+  }
+}
+
+void printBranch(raw_ostream &OS, const BranchEntry &B) {
+  char Pred = B.predicted() ? 'P' : B.mispred() ? 'M' : '-';
+  OS << " 0x";
+  OS.write_hex(B.from());
+  OS << "/0x";
+  OS.write_hex(B.to());
+  OS << '/' << Pred << '/' << (B.inTx() ? 'X' : '-') << '/'
+     << (B.abort() ? 'A' : '-') << '/' << B.cycles() << '/';
+  StringRef T = branchTypeName(B.type());
+  OS << (T.empty() ? "-" : T) << '/' << specName(B.spec());
+}
+
+int32_t identPid(const SampleId &Id) {
+  return (Id.Has & PERF_SAMPLE_TID) ? int32_t(Id.Pid) : -1;
+}
+
+/// Prints samples and side-band records as perf script does.
+class LinePrinter : public PerfEventHandler {
+public:
+  LinePrinter(raw_ostream &OS, const DumpOptions &O) : OS(OS), Opts(O) {}
+  Error onSample(const Sample &S, const RecordInfo &) override {
+    OS << format("%5d ", identPid(S.Ident)) << format("%16" PRIx64, S.Ip);
+    for (const BranchEntry &B : S.Branches)
+      printBranch(OS, B);
+    OS << '\n';
+    return Error::success();
+  }
+  Error onMmap(const MmapEvent &E, const RecordInfo &) override {
+    if (!Opts.ShowMmapEvents)
+      return Error::success();
+    OS << format("%5d ", identPid(E.Ident));
+    if (E.IsMmap2) {
+      OS << "PERF_RECORD_MMAP2 " << int32_t(E.Pid) << '/' << int32_t(E.Tid)
+         << ": [" << hex(E.Addr) << '(' << hex(E.Len) << ") @ " << hex(E.PgOff);
+      if (E.hasBuildId())
+        OS << " <" << toHex(E.BuildId, /*LowerCase=*/true) << '>';
+      else
+        OS << format(" %02x:%02x %" PRIu64 " %" PRIu64, E.Maj, E.Min, E.Ino,
+                     E.InoGeneration);
+      OS << "]: " << ((E.Prot & 1) ? 'r' : '-') << ((E.Prot & 2) ? 'w' : '-')
+         << ((E.Prot & 4) ? 'x' : '-') << ((E.Flags & 1) ? 's' : 'p') << ' '
+         << E.Filename << '\n';
+    } else {
+      OS << "PERF_RECORD_MMAP " << int32_t(E.Pid) << '/' << int32_t(E.Tid)
+         << ": [" << hex(E.Addr) << '(' << hex(E.Len) << ") @ " << hex(E.PgOff)
+         << "]: " << ((E.Misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x') << ' '
+         << E.Filename << '\n';
+    }
+    return Error::success();
+  }
+  Error onComm(const CommEvent &E, const RecordInfo &) override {
+    if (!Opts.ShowTaskEvents)
+      return Error::success();
+    OS << format("%5d ", identPid(E.Ident)) << "PERF_RECORD_COMM"
+       << (E.isExec() ? " exec" : "") << ": " << E.Comm << ':' << E.Pid << '/'
+       << E.Tid << '\n';
+    return Error::success();
+  }
+  Error onTask(const TaskEvent &E, const RecordInfo &) override {
+    if (!Opts.ShowTaskEvents)
+      return Error::success();
+    OS << format("%5d ", identPid(E.Ident))
+       << (E.IsFork ? "PERF_RECORD_FORK(" : "PERF_RECORD_EXIT(") << E.Pid
+       << ':' << E.Tid << "):(" << E.PPid << ':' << E.PTid << ")\n";
+    return Error::success();
+  }
+
+private:
+  /// perf prints %#lx: "0" for zero, "0x..." otherwise.
+  static std::string hex(uint64_t V) {
+    return V ? "0x" + utohexstr(V, /*LowerCase=*/true) : "0";
+  }
+  raw_ostream &OS;
+  const DumpOptions &Opts;
+};
+
+/// Counts what an input holds.
+class SummaryCollector : public PerfEventHandler {
+public:
+  Error onRecord(const RecordInfo &R) override {
+    ++ByType[R.Type];
+    if (R.FromCompressed)
+      ++Decompressed;
+    return Error::success();
+  }
+  Error onSample(const Sample &S, const RecordInfo &) override {
+    ++Samples;
+    uint32_t Pid = identPid(S.Ident);
+    ++PerPid[Pid];
+    if (!S.Branches.empty()) {
+      ++WithBranches;
+      Entries += S.Branches.size();
+      MinDepth = std::min<uint64_t>(MinDepth, S.Branches.size());
+      MaxDepth = std::max<uint64_t>(MaxDepth, S.Branches.size());
+      for (const BranchEntry &B : S.Branches) {
+        Mispred += B.mispred();
+        Cycles += B.cycles() != 0;
+      }
+    }
+    if (S.HasHwIdx)
+      ++WithHwIdx;
+    const Mapping *M = Maps.find(Pid, S.Ip);
+    ++PerDso[M ? int(M->Dso) : -1];
+    ++PerAttr[S.AttrIndex];
+    return Error::success();
+  }
+  Error onMmap(const MmapEvent &E, const RecordInfo &) override {
+    Maps.addMmap(E);
+    return Error::success();
+  }
+  Error onComm(const CommEvent &E, const RecordInfo &) override {
+    if (E.isExec())
+      Maps.exec(E.Pid);
+    if (E.Pid == E.Tid || !Comms.count(E.Pid))
+      Comms[E.Pid] = E.Comm.str();
+    return Error::success();
+  }
+  Error onTask(const TaskEvent &E, const RecordInfo &) override {
+    if (E.IsFork)
+      Maps.fork(E.Pid, E.PPid);
+    return Error::success();
+  }
+  Error onLost(const LostEvent &E, const RecordInfo &) override {
+    Lost += E.Lost;
+    return Error::success();
+  }
+
+  void print(raw_ostream &OS, const EventSource &Src, StringRef Name);
+
+private:
+  std::map<uint32_t, uint64_t> ByType;
+  uint64_t Decompressed = 0;
+  uint64_t Samples = 0, WithBranches = 0, Entries = 0, WithHwIdx = 0;
+  uint64_t MinDepth = ~0ULL, MaxDepth = 0, Mispred = 0, Cycles = 0, Lost = 0;
+  DenseMap<uint32_t, uint64_t> PerPid;
+  DenseMap<int, uint64_t> PerDso;
+  std::map<unsigned, uint64_t> PerAttr;
+  std::map<uint32_t, std::string> Comms;
+  ProcessMaps Maps;
+};
+
+std::string sampleTypeString(uint64_t T) {
+  static const char *const Names[] = {
+      "IP",        "TID",        "TIME",         "ADDR",
+      "READ",      "CALLCHAIN",  "ID",           "CPU",
+      "PERIOD",    "STREAM_ID",  "RAW",          "BRANCH_STACK",
+      "REGS_USER", "STACK_USER", "WEIGHT",       "DATA_SRC",
+      "IDENTIFIER", "TRANSACTION", "REGS_INTR",  "PHYS_ADDR",
+      "AUX",       "CGROUP",     "DATA_PAGE_SIZE", "CODE_PAGE_SIZE",
+      "WEIGHT_STRUCT"};
+  std::string S;
+  for (unsigned I = 0; I < 25; ++I)
+    if (T >> I & 1)
+      S += (S.empty() ? "" : "|") + std::string(Names[I]);
+  return S.empty() ? "0" : S;
+}
+
+std::string branchSampleTypeString(uint64_t T) {
+  static const char *const Names[] = {
+      "USER",     "KERNEL",   "HV",         "ANY",       "ANY_CALL",
+      "ANY_RETURN", "IND_CALL", "ABORT_TX", "IN_TX",     "NO_TX",
+      "COND",     "CALL_STACK", "IND_JUMP", "CALL",      "NO_FLAGS",
+      "NO_CYCLES", "TYPE_SAVE", "HW_INDEX", "PRIV_SAVE", "COUNTERS"};
+  std::string S;
+  for (unsigned I = 0; I < 20; ++I)
+    if (T >> I & 1)
+      S += (S.empty() ? "" : "|") + std::string(Names[I]);
+  return S.empty() ? "0" : S;
+}
+
+void SummaryCollector::print(raw_ostream &OS, const EventSource &Src,
+                             StringRef Name) {
+  const PerfFileInfo &I = Src.info();
+  OS << "file: " << Name << " (" << Src.formatName();
+  if (I.FileSize)
+    OS << ", " << I.FileSize << " bytes, data " << I.DataSize << " bytes at "
+       << format_hex(I.DataOffset, 0);
+  OS << ")\n";
+  auto Str = [&](const char *Label, const std::string &V) {
+    if (!V.empty())
+      OS << "# " << Label << " : " << V << '\n';
+  };
+  Str("hostname", I.Hostname);
+  Str("os release", I.OsRelease);
+  Str("perf version", I.Version);
+  Str("arch", I.Arch);
+  if (I.Features.test(HEADER_NRCPUS)) {
+    OS << "# nrcpus online : " << I.NrCpusOnline << '\n';
+    OS << "# nrcpus avail : " << I.NrCpusAvail << '\n';
+  }
+  Str("cpudesc", I.CpuDesc);
+  Str("cpuid", I.CpuId);
+  if (I.TotalMemKb)
+    OS << "# total memory : " << I.TotalMemKb << " kB\n";
+  if (!I.Cmdline.empty())
+    OS << "# cmdline : " << join(I.Cmdline, " ") << '\n';
+  if (Src.formatName() != "perf script text")
+    for (const EventAttr &A : I.Attrs) {
+      OS << "# event : name = " << (A.Name.empty() ? "?" : A.Name)
+         << ", type = " << A.Type << ", config = " << format_hex(A.Config, 0)
+         << ", " << (A.freq() ? "sample_freq" : "sample_period") << " = "
+         << A.SamplePeriodOrFreq
+         << ", sample_type = " << sampleTypeString(A.SampleType);
+      if (A.BranchSampleType)
+        OS << ", branch_sample_type = "
+           << branchSampleTypeString(A.BranchSampleType);
+      if (A.sampleIdAll())
+        OS << ", sample_id_all = 1";
+      if (!A.Ids.empty()) {
+        OS << ", id = {";
+        for (size_t K = 0; K < A.Ids.size(); ++K)
+          OS << (K ? ", " : " ") << A.Ids[K];
+        OS << " }";
+      }
+      OS << '\n';
+    }
+  if (I.Features.test(HEADER_COMPRESSED))
+    OS << "# compressed : " << (I.Compression.Type == 1 ? "Zstd" : "?")
+       << ", level = " << I.Compression.Level
+       << ", ratio = " << I.Compression.Ratio << '\n';
+  for (const BuildIdEntry &B : I.BuildIds)
+    OS << "# build-id : " << toHex(B.Id, true) << ' ' << B.Filename
+       << " (pid " << B.Pid << ")\n";
+  if (I.Features.any()) {
+    OS << "# features :";
+    for (unsigned F = 0; F < I.Features.size(); ++F)
+      if (I.Features.test(F))
+        OS << ' ' << F;
+    OS << '\n';
+  }
+
+  OS << "records:\n";
+  uint64_t Total = 0;
+  for (auto &[T, N] : ByType) {
+    StringRef TN = recordTypeName(T);
+    OS << format("  %-20s %12" PRIu64 "\n",
+                 (TN.empty() ? ("type " + Twine(T)).str() : TN.str()).c_str(),
+                 N);
+    Total += N;
+  }
+  OS << format("  %-20s %12" PRIu64 "\n", (const char *)"TOTAL", Total);
+  if (Decompressed)
+    OS << "  (" << Decompressed << " of them decompressed from zstd chunks)\n";
+  if (Lost)
+    OS << "lost samples: " << Lost << '\n';
+  OS << "samples: " << Samples << '\n';
+  if (I.Attrs.size() > 1)
+    for (auto &[A, N] : PerAttr)
+      OS << "  event " << A << " ("
+         << (I.Attrs[A].Name.empty() ? "?" : I.Attrs[A].Name) << "): " << N
+         << '\n';
+  OS << "samples with branch stack: " << WithBranches;
+  if (WithBranches) {
+    OS << format(", depth min %" PRIu64 " max %" PRIu64 " mean %.1f", MinDepth,
+                 MaxDepth, double(Entries) / WithBranches);
+    OS << ", entries " << Entries << ", mispredicted " << Mispred
+       << ", with cycles " << Cycles;
+  }
+  OS << '\n';
+  if (WithHwIdx)
+    OS << "samples with hw_idx: " << WithHwIdx << '\n';
+  if (Samples && !WithBranches)
+    OS << "note: no sample has a branch stack; record with `perf record -b` "
+          "(or -j any,u) to get LBR data\n";
+
+  std::vector<std::pair<uint32_t, uint64_t>> Pids(PerPid.begin(), PerPid.end());
+  std::sort(Pids.begin(), Pids.end(), [](auto &A, auto &B) {
+    return A.second != B.second ? A.second > B.second : A.first < B.first;
+  });
+  OS << "samples per pid:\n";
+  for (auto &[P, N] : Pids) {
+    auto C = Comms.find(P);
+    OS << format("  %7d %12" PRIu64 "  %s\n", int32_t(P), N,
+                 C == Comms.end() ? "" : C->second.c_str());
+  }
+  std::vector<std::pair<int, uint64_t>> Dsos(PerDso.begin(), PerDso.end());
+  std::sort(Dsos.begin(), Dsos.end(), [](auto &A, auto &B) {
+    return A.second != B.second ? A.second > B.second : A.first < B.first;
+  });
+  OS << "samples per dso:\n";
+  for (auto &[D, N] : Dsos)
+    OS << format("  %12" PRIu64 "  %s\n", N,
+                 D < 0 ? "[unknown]" : Maps.dsos()[D].Path.c_str());
+}
+
+} // namespace
+
+Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
+  for (const std::string &In : Opts.Inputs) {
+    PerfReaderOptions RO;
+    // Sample lines follow perf script, which orders records by time.
+    RO.TimeOrdered = !Opts.Summary;
+    Expected<std::unique_ptr<EventSource>> Src = openEventSource(In, RO);
+    if (!Src)
+      return Src.takeError();
+    if (Opts.Summary) {
+      SummaryCollector C;
+      if (Error E = (*Src)->run(C))
+        return E;
+      C.print(OS, **Src, In);
+    } else {
+      LinePrinter P(OS, Opts);
+      if (Error E = (*Src)->run(P))
+        return E;
+    }
+  }
+  return Error::success();
+}
+
+} // namespace lbr2prof

@@ -1,0 +1,102 @@
+//===- ReaderImpl.h - state of the perf.data reader -------------*- C++ -*-===//
+//
+// Private to lib/PerfData: the reader's state (source, window, zstd stream,
+// per-event layouts) shared by PerfReader.cpp (header and record loop) and
+// Records.cpp (per-record decoding and decompression).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_LIB_PERFDATA_READERIMPL_H
+#define LBR2PROF_LIB_PERFDATA_READERIMPL_H
+
+#include "ByteSource.h"
+#include "Decode.h"
+#include "lbr2prof/PerfData/PerfReader.h"
+#include "lbr2prof/Support/Error.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <zstd.h>
+
+namespace lbr2prof {
+using decode::Layout;
+using llvm::ArrayRef;
+using llvm::Error;
+using llvm::formatv;
+using llvm::StringRef;
+
+class PerfReader::Impl {
+public:
+  std::unique_ptr<ByteSource> Src;
+  PerfReaderOptions Opts;
+  PerfFileInfo Info;
+  std::vector<Layout> Layouts;
+
+  // Sequential window over the data: Buf[Pos, End) holds unread bytes that
+  // start at file offset BufBase + Pos.
+  std::vector<uint8_t> Buf;
+  size_t Pos = 0, End = 0;
+  uint64_t BufBase = 0;
+  bool Eof = false;
+  /// Offset where the data stops (file mode); ~0 for a pipe.
+  uint64_t DataEnd = ~0ULL;
+  uint64_t RecordIndex = 0;
+  /// Samples whose id matches no event (several events in the file).
+  uint64_t UnknownIdSamples = 0;
+
+  // zstd state for COMPRESSED records: one stream for the whole file.
+  ZSTD_DStream *ZStream = nullptr;
+  std::vector<uint8_t> ZOut;
+  size_t ZLen = 0; // bytes of ZOut holding undecoded output
+  uint64_t ZDecodedTotal = 0;
+
+  // Time ordering (Opts.TimeOrdered): queued copies of records.
+  struct Queued {
+    uint64_t Time, Seq;
+    size_t At;
+    RecordInfo Info;
+  };
+  std::vector<Queued> Queue;
+  std::vector<uint8_t> QueueBytes;
+  uint64_t QueueSeq = 0, MaxTime = 0, NextFlush = 0;
+
+  /// Queues R if it has a timestamp and ordering is on; else dispatches.
+  Error deliver(RecordInfo &R, PerfEventHandler &H);
+  /// Delivers queued records with time <= Limit, in time order.
+  Error flushQueue(uint64_t Limit, PerfEventHandler &H);
+  bool recordTime(const RecordInfo &R, uint64_t &T);
+
+  ~Impl() {
+    if (ZStream)
+      ZSTD_freeDStream(ZStream);
+  }
+
+  InputLocation loc(uint64_t Off, uint64_t Rec = InputLocation::NoRecord,
+                    uint32_t Type = 0) const {
+    InputLocation L;
+    L.File = Src->name();
+    L.Offset = Off;
+    L.Record = Rec;
+    if (Rec != InputLocation::NoRecord) {
+      StringRef N = recordTypeName(Type);
+      L.RecordKind = N.empty() ? formatv("type {0}", Type).str() : N.str();
+    }
+    return L;
+  }
+
+  Error readHeader();
+  Error readFileHeader(ArrayRef<uint8_t> H);
+  Error addAttr(ArrayRef<uint8_t> AttrBytes, ArrayRef<ulittle64> Ids,
+                const InputLocation &L);
+  Error fill(size_t Need);
+  Error skipBytes(uint64_t N, const InputLocation &L);
+  Error run(PerfEventHandler &H);
+  Error dispatch(RecordInfo &R, PerfEventHandler &H);
+  Error decompress(ArrayRef<uint8_t> In, const RecordInfo &Chunk,
+                   PerfEventHandler &H);
+  Error drainDecompressed(const RecordInfo &Chunk, PerfEventHandler &H);
+  const Layout *layoutFor(ArrayRef<uint8_t> Rec, bool IsSample);
+  void trailer(ArrayRef<uint8_t> Rec, SampleId &Id, size_t &BodyEnd);
+  uint64_t consumed() const { return BufBase + Pos; }
+};
+
+} // namespace lbr2prof
+
+#endif

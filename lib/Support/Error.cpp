@@ -1,0 +1,36 @@
+//===- Error.cpp - rendering of input errors ------------------------------===//
+//
+// Formats InputLocation and InputError as one line: the file, then the byte
+// offset in hex and the record, then the message.
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+namespace lbr2prof {
+
+char InputError::ID;
+
+std::string InputLocation::str() const {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << File;
+  if (Line)
+    OS << ":" << Line;
+  if (Offset != NoOffset) {
+    OS << ": offset ";
+    OS << format_hex(Offset, 0);
+  }
+  if (Record != NoRecord) {
+    OS << (Offset != NoOffset ? " (" : ": (") << "record #" << Record;
+    if (!RecordKind.empty())
+      OS << " " << RecordKind;
+    OS << ")";
+  }
+  return OS.str();
+}
+
+void InputError::log(raw_ostream &OS) const { OS << Loc.str() << ": " << Msg; }
+
+} // namespace lbr2prof

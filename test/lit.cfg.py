@@ -1,0 +1,56 @@
+# lit configuration for lbr2prof's tool tests. Each test is one behaviour,
+# with inputs inline (split-file) or generated during the test; outside
+# programs (perf, llvm-profdata, llvm-bolt, clang) judge our output. Tests
+# that need an optional program say so with REQUIRES: and its feature name.
+import os
+import shutil
+import lit.formats
+
+config.name = "lbr2prof"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".c", ".s"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.lbr2prof_obj_root, "test")
+
+# Our tools first, then LLVM 19's, then the system's.
+path = os.pathsep.join([config.lbr2prof_tools_dir,
+                        os.path.join(config.lbr2prof_src_root, "utils"),
+                        config.llvm_tools_dir,
+                        config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+for var in ("HOME", "TMPDIR", "LANG"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.environment["PERF_PAGER"] = "cat"
+config.environment["LBR2PROF_NO_PROGRESS"] = "1"
+if config.sanitized:
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    config.available_features.add("sanitized")
+
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%utils", os.path.join(config.lbr2prof_src_root, "utils")))
+config.substitutions.append(("%srcroot", config.lbr2prof_src_root))
+config.substitutions.append(("FileCheck", config.filecheck))
+
+def have(prog):
+    return shutil.which(prog, path=path) is not None
+
+# `perf script` is the judge of every perf.data we read or write.
+if have("perf"):
+    config.available_features.add("perf")
+if have("clang-19") or have("clang"):
+    config.available_features.add("clang")
+if have("qemu-x86_64"):
+    config.available_features.add("qemu")
+if os.path.exists("/usr/lib/llvm-19/bin/perf2bolt"):
+    config.available_features.add("perf2bolt")
+if have("llvm-profgen"):
+    config.available_features.add("llvm-profgen")
+if have("create_llvm_prof"):
+    config.available_features.add("create_llvm_prof")
+if have("valgrind"):
+    config.available_features.add("valgrind")
+if have("llvm-bolt"):
+    config.available_features.add("llvm-bolt")
