@@ -33,6 +33,8 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%utils", os.path.join(config.lbr2prof_src_root, "utils")))
 config.substitutions.append(("%srcroot", config.lbr2prof_src_root))
 config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%same-tokens", config.python_executable + " " +
+                             os.path.join(config.lbr2prof_src_root, "utils", "same-tokens.py")))
 
 def have(prog):
     return shutil.which(prog, path=path) is not None
@@ -40,6 +42,16 @@ def have(prog):
 # `perf script` is the judge of every perf.data we read or write.
 if have("perf"):
     config.available_features.add("perf")
+    # Software events work in VMs without a PMU; branch stacks do not.
+    import subprocess
+    try:
+        ok = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-o",
+                             "/dev/null", "true"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+    except Exception:
+        ok = False
+    if ok:
+        config.available_features.add("perf-record")
 if have("clang-19") or have("clang"):
     config.available_features.add("clang")
 if have("qemu-x86_64"):

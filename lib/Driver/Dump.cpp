@@ -1,8 +1,9 @@
 //===- Dump.cpp - sample lines and input summaries ------------------------===//
 //
 // Sample lines reproduce perf script's tokens:
-//   PID IP FROM/TO/M|P|-/X|-/A|-/CYCLES/TYPE/SPEC ...
-// e.g. "  1234           401136 0x401136/0x401120/P/-/-/0/COND/- ..."
+//   PID IP FROM/TO/M|P|-/X|-/A|-/CYCLES/TYPE ...
+// e.g. "  1234           401136 0x401136/0x401120/P/-/-/0/COND ..." (perf
+// 6.1 leaves TYPE empty when the type was not recorded: ".../0/").
 // Side-band lines reproduce perf's PERF_RECORD_* renderings.
 //
 //===----------------------------------------------------------------------===//
@@ -22,15 +23,6 @@ using namespace lbr2prof::perfabi;
 namespace lbr2prof {
 namespace {
 
-StringRef specName(unsigned S) {
-  switch (S) {
-  case 1: return "SPEC_WRONG_PATH";
-  case 2: return "NON_SPEC_CORRECT_PATH";
-  case 3: return "SPEC_CORRECT_PATH";
-  default: return "-";
-  }
-}
-
 void printBranch(raw_ostream &OS, const BranchEntry &B) {
   char Pred = B.predicted() ? 'P' : B.mispred() ? 'M' : '-';
   OS << " 0x";
@@ -39,8 +31,8 @@ void printBranch(raw_ostream &OS, const BranchEntry &B) {
   OS.write_hex(B.to());
   OS << '/' << Pred << '/' << (B.inTx() ? 'X' : '-') << '/'
      << (B.abort() ? 'A' : '-') << '/' << B.cycles() << '/';
-  StringRef T = branchTypeName(B.type());
-  OS << (T.empty() ? "-" : T) << '/' << specName(B.spec());
+  // perf 6.1 prints the type name, empty when unknown, and no spec field.
+  OS << branchTypeName(B.type());
 }
 
 int32_t identPid(const SampleId &Id) {

@@ -163,6 +163,9 @@ Error PerfReader::Impl::dispatch(RecordInfo &R, PerfEventHandler &H) {
     if (Feat >= HEADER_FEAT_BITS)
       return inputError(loc(R.FileOffset, R.Index, R.Type),
                         formatv("feature id {0} is out of range", Feat));
+    // perf ends the pipe-mode feature list with HEADER_LAST_FEATURE.
+    if (Feat == HEADER_LAST_FEATURE)
+      return Error::success();
     std::string Why;
     if (!parseFeature(unsigned(Feat), B.drop_front(16), Info, Why))
       return inputError(loc(R.FileOffset, R.Index, R.Type), Why);

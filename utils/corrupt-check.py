@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Feeds damaged copies of a perf.data file to a command and checks that each
+run ends cleanly: exit 0 (the damage was harmless or perf.data-valid), or
+exit 1 with exactly one line on stderr of the form
+  lbr2prof: error: FILE: offset 0x...: ...
+Anything else (a crash, a signal, a sanitizer report, a hang, several lines)
+is a failure. Damage: truncation at every record boundary of the data
+section and at random offsets, and random byte flips.
+
+usage: corrupt-check.py [--seed N] [--flips N] [--cuts N] FILE -- CMD ARGS...
+CMD's arguments may use {} for the damaged file's path.
+"""
+import argparse
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+def record_offsets(data):
+    """Offsets of the records of a file-mode perf.data's data section."""
+    if data[:8] != b"PERFILE2":
+        return []
+    size = struct.unpack_from("<Q", data, 8)[0]
+    if size == 16:  # pipe mode: records start at 16
+        off, end = 16, len(data)
+    else:
+        off, dsize = struct.unpack_from("<QQ", data, 40)
+        end = off + dsize
+    offs = []
+    while off + 8 <= end:
+        offs.append(off)
+        rtype, misc, rsize = struct.unpack_from("<IHH", data, off)
+        if rsize < 8:
+            break
+        extra = 0
+        if rtype == 71 and off + 16 <= end:  # AUXTRACE payload
+            extra = struct.unpack_from("<Q", data, off + 8)[0]
+        off += rsize + extra
+    return offs
+
+ERR = re.compile(r"^lbr2prof: error: .+: (offset 0x[0-9a-f]+|line \d+)")
+
+def check(cmd, path, what, timeout):
+    args = [a.replace("{}", path) for a in cmd]
+    try:
+        p = subprocess.run(args, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "%s: hang (over %ss)" % (what, timeout)
+    err = p.stderr.decode(errors="replace").strip().splitlines()
+    if p.returncode == 0:
+        return None
+    if p.returncode == 1 and len(err) == 1 and ERR.match(err[0]):
+        return None
+    return "%s: exit %d, stderr: %s" % (what, p.returncode, "\n".join(err[:5]))
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--flips", type=int, default=200)
+    ap.add_argument("--cuts", type=int, default=100)
+    ap.add_argument("--timeout", type=float, default=20)
+    ap.add_argument("file")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
+    data = open(a.file, "rb").read()
+    rng = random.Random(a.seed)
+    cases = []
+    for off in record_offsets(data):
+        cases.append(("cut at record 0x%x" % off, data[:off]))
+        cases.append(("cut inside record 0x%x" % off, data[:off + 4]))
+    for _ in range(a.cuts):
+        n = rng.randrange(len(data))
+        cases.append(("cut at 0x%x" % n, data[:n]))
+    for _ in range(a.flips):
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(b))
+            b[i] ^= 1 << rng.randrange(8)
+        cases.append(("flip (seed %d)" % a.seed, bytes(b)))
+    failures = []
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "damaged.data")
+        for what, blob in cases:
+            with open(path, "wb") as f:
+                f.write(blob)
+            r = check(cmd, path, what, a.timeout)
+            if r:
+                failures.append(r)
+                if len(failures) >= 10:
+                    break
+    for f in failures:
+        print("FAIL " + f)
+    print("%d cases, %d failures" % (len(cases), len(failures)))
+    return 1 if failures else 0
+
+if __name__ == "__main__":
+    sys.exit(main())
