@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Config.h"
 #include "lbr2prof/Driver/Dump.h"
+#include "lbr2prof/Driver/Generate.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -29,6 +30,10 @@ int main(int argc, char **argv) {
                "compiler profiles",
                "lbr2prof"};
   App.footer(R"(Examples:
+  lbr2prof perf.data --binary app -o app.fdata    BOLT profile: llvm-bolt app -o app.bolt -data=app.fdata
+  lbr2prof a.data b.data --binary app -o app.fdata --stats
+  lbr2prof perf.data --binary app -o app.preagg   BOLT pre-aggregated text (llvm-bolt --pa -data=...)
+  lbr2prof perf.data --binary app --no-lbr -o app.fdata   IP samples only (no_lbr fdata)
   lbr2prof dump perf.data                  one line per sample, as perf script -F pid,ip,brstack
   lbr2prof dump --show-mmap-events perf.data
   lbr2prof dump --summary perf.data        record counts, samples per pid and DSO, features
@@ -37,7 +42,37 @@ int main(int argc, char **argv) {
   App.set_version_flag("--version",
                        "lbr2prof " LBR2PROF_VERSION " (LLVM " LBR2PROF_LLVM_VERSION
                        ")");
-  App.require_subcommand(1);
+  App.require_subcommand(0, 1);
+
+  GenerateOptions Gen;
+  std::string FormatName = "auto";
+  App.add_option("inputs", Gen.Inputs,
+                 "perf.data files (file or pipe mode, '-' for stdin) or perf "
+                 "script text");
+  App.add_option("-o,--output", Gen.Output, "Output profile");
+  App.add_option("--binary", Gen.Binary,
+                 "The profiled binary (default: the mapped file with the most "
+                 "samples); matched to the input's mappings by build-id or "
+                 "file name");
+  App.add_option("--format", FormatName,
+                 "fdata | preagg | text | binary | extbinary (default: from "
+                 "the output name: .fdata, .preagg/.pa, .txt, .prof)")
+      ->check(CLI::IsMember(
+          {"auto", "fdata", "preagg", "text", "binary", "extbinary"}));
+  App.add_option("--pid", Gen.Pids, "Only samples of these processes");
+  App.add_flag("--ignore-build-id", Gen.IgnoreBuildId,
+               "Use the binary even if its build-id differs from the "
+               "recorded one");
+  App.add_flag("--no-lbr", Gen.NoLbr,
+               "Use sample IPs only (no branch stacks), as perf2bolt -nl");
+  App.add_flag("--stats", Gen.Stats,
+               "Print what was used and what was dropped, and why");
+  App.add_option("--dump", Gen.Dump,
+                 "Also print a stage to stdout: raw (aggregated addresses) or "
+                 "cfg (per-function blocks and edges)")
+      ->check(CLI::IsMember({"raw", "cfg"}));
+  App.add_option("-j,--threads", Gen.Threads,
+                 "Worker threads (default: all cores)");
 
   DumpOptions Dump;
   CLI::App *DumpCmd = App.add_subcommand(
@@ -66,7 +101,7 @@ int main(int argc, char **argv) {
     return App.exit(E);
   }
 
-  if (*DumpCmd) {
+  if (App.got_subcommand(DumpCmd)) {
     raw_fd_ostream &OS = outs();
     if (Error E = runDump(Dump, OS))
       return reportError(std::move(E));
@@ -77,5 +112,23 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  if (Gen.Inputs.empty()) {
+    errs() << App.help();
+    return 1;
+  }
+  if (Gen.Output.empty()) {
+    WithColor::error(errs(), "lbr2prof")
+        << "no output: give -o FILE (e.g. -o app.fdata)\n";
+    return 1;
+  }
+  static const std::pair<const char *, OutputFormat> Formats[] = {
+      {"auto", OutputFormat::Auto},          {"fdata", OutputFormat::Fdata},
+      {"preagg", OutputFormat::PreAggregated}, {"text", OutputFormat::Text},
+      {"binary", OutputFormat::Binary},      {"extbinary", OutputFormat::ExtBinary}};
+  for (auto &[N, F] : Formats)
+    if (FormatName == N)
+      Gen.Format = F;
+  if (Error E = runGenerate(Gen, outs(), errs()))
+    return reportError(std::move(E));
   return 0;
 }

@@ -51,6 +51,13 @@ public:
   /// addresses are looked up among the kernel's mappings.
   const Mapping *find(uint32_t Pid, uint64_t A) const;
   const std::vector<DsoInfo> &dsos() const { return Dsos; }
+  /// Forgets every process (between input files) but keeps the DSO table,
+  /// so DSO indices stay valid across files.
+  void clearProcesses() {
+    ByPid.clear();
+    Kernel.clear();
+    LastPid = ~0u;
+  }
 
 private:
   unsigned dsoIndex(llvm::StringRef Path, llvm::ArrayRef<uint8_t> BuildId);

@@ -1,0 +1,127 @@
+//===- LbrAggregator.h - branch and fall-through counts ---------*- C++ -*-===//
+//
+// Turns branch stacks into counts keyed by address, before any symbolization:
+// every entry is a taken branch (from, to); between two consecutive entries,
+// oldest to newest, the code from the older entry's target to the newer
+// entry's source ran straight through (a fall-through range). LBR records
+// only taken branches, so these ranges are how block counts are inferred.
+//
+//      older entry i          newer entry i-1
+//   [from_i -> to_i]  ...  [from_{i-1} -> to_{i-1}]
+//              `-- range [to_i, from_{i-1}] executed sequentially --'
+//
+// Addresses are kept as Locs: (DSO index + 1) << 48 | file offset in that
+// DSO, through the process's mappings at the time of the sample, so one pass
+// serves every binary and processes with different load addresses agree.
+// Loc 0 means "outside any mapped file" (kernel, JIT, unmapped). Validation
+// against instructions happens later, once per distinct range.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_AGGREGATE_LBRAGGREGATOR_H
+#define LBR2PROF_AGGREGATE_LBRAGGREGATOR_H
+
+#include "lbr2prof/Aggregate/ProcessMaps.h"
+#include "lbr2prof/PerfData/PerfReader.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdint>
+#include <utility>
+
+namespace lbr2prof {
+
+/// A DSO-relative location: (dso + 1) << 48 | file offset; 0 = external.
+using Loc = uint64_t;
+constexpr Loc ExternalLoc = 0;
+inline Loc makeLoc(unsigned Dso, uint64_t FileOffset) {
+  return (uint64_t(Dso + 1) << 48) | (FileOffset & ((1ULL << 48) - 1));
+}
+inline int locDso(Loc L) { return int(L >> 48) - 1; }
+inline uint64_t locOffset(Loc L) { return L & ((1ULL << 48) - 1); }
+
+struct BranchCount {
+  uint64_t Count = 0;
+  uint64_t Mispred = 0;
+  /// Sum of the cycles fields of these entries (for latency reports).
+  uint64_t Cycles = 0;
+};
+
+/// Why entries and ranges were set aside while aggregating.
+struct AggregateStats {
+  uint64_t Samples = 0;
+  uint64_t SamplesFiltered = 0;    ///< not from a selected pid
+  uint64_t SamplesNoBranches = 0;  ///< no branch stack
+  uint64_t Entries = 0;
+  uint64_t EntriesZero = 0;        ///< from and to both 0 (invalid entry)
+  uint64_t EntriesExternal = 0;    ///< both ends outside mapped files
+  uint64_t EntriesWrongPath = 0;   ///< speculative wrong-path entries
+  uint64_t DuplicateTop = 0;       ///< dropped duplicated newest entry
+  uint64_t Ranges = 0;
+  uint64_t RangesExternal = 0;     ///< an end outside mapped files
+  uint64_t RangesCrossDso = 0;     ///< ends in different files
+};
+
+/// Options for aggregation.
+struct AggregateOptions {
+  /// Only samples of these pids (empty = all).
+  llvm::DenseSet<uint32_t> Pids;
+  /// Drop a duplicated newest entry (Skylake LBR quirk) when the range it
+  /// would form is implausible: longer than this or backwards.
+  uint64_t DuplicateTopStride = 0x1000;
+};
+
+/// The aggregated counts: a value with a deterministic text form.
+struct RawProfile {
+  llvm::DenseMap<std::pair<Loc, Loc>, BranchCount> Branches;
+  llvm::DenseMap<std::pair<Loc, Loc>, uint64_t> Ranges;
+  /// Sample IPs (for IP-only profiles).
+  llvm::DenseMap<Loc, uint64_t> Ips;
+  /// Samples per DSO (by the sample IP), for choosing a binary.
+  llvm::DenseMap<int, uint64_t> SamplesPerDso;
+  AggregateStats Stats;
+
+  /// Adds another profile's counts (saturating).
+  void merge(const RawProfile &O);
+};
+
+/// Consumes events from a reader and fills a RawProfile.
+class LbrAggregator : public PerfEventHandler {
+public:
+  explicit LbrAggregator(AggregateOptions Opts) : Opts(std::move(Opts)) {}
+  llvm::Error onSample(const Sample &S, const RecordInfo &R) override;
+  llvm::Error onMmap(const MmapEvent &E, const RecordInfo &R) override;
+  llvm::Error onComm(const CommEvent &E, const RecordInfo &R) override;
+  llvm::Error onTask(const TaskEvent &E, const RecordInfo &R) override;
+
+  RawProfile &profile() { return Profile; }
+  /// Call between input files: pids and mappings belong to one recording,
+  /// while DSO numbering (and so every Loc) stays shared.
+  void startNewInput() {
+    Maps.clearProcesses();
+    CacheValid = false;
+  }
+  const ProcessMaps &maps() const { return Maps; }
+
+  /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped).
+  Loc locate(uint32_t Pid, uint64_t A) const;
+
+private:
+  AggregateOptions Opts;
+  ProcessMaps Maps;
+  RawProfile Profile;
+  /// Cache of the last mapping used by locate().
+  mutable uint32_t CachePid = ~0u;
+  mutable Mapping CacheMap;
+  mutable bool CacheValid = false;
+  /// Per-sample scratch (no allocation per sample once warmed up).
+  std::vector<Loc> From, To;
+};
+
+/// Writes P as sorted text: "B from to count mispred" and
+/// "R begin end count" lines with locations printed as dso:0xoffset.
+void printRawProfile(const RawProfile &P, const ProcessMaps &Maps,
+                     llvm::raw_ostream &OS);
+
+} // namespace lbr2prof
+
+#endif

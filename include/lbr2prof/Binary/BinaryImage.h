@@ -1,0 +1,126 @@
+//===- BinaryImage.h - the profiled ELF binary ------------------*- C++ -*-===//
+//
+// What lbr2prof needs to know about a binary, read with LLVM Object and MC:
+// its build-id, its loadable segments (to turn file offsets from MMAP2
+// records into link-time addresses), its functions from the ELF symbol
+// tables (bounds, aliases, local symbols with their source file, .cold and
+// .part fragments linked to their parent), and, on demand per function, its
+// instructions with their sizes and branch kinds. Knows nothing of perf.
+// All addresses here are binary (link-time) addresses.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_BINARY_BINARYIMAGE_H
+#define LBR2PROF_BINARY_BINARYIMAGE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lbr2prof {
+
+/// A PT_LOAD program header.
+struct Segment {
+  uint64_t VAddr = 0, MemSize = 0;
+  uint64_t Offset = 0, FileSize = 0;
+  bool Exec = false;
+};
+
+/// One function: [Start, End) in binary addresses.
+struct FunctionSym {
+  uint64_t Start = 0, End = 0;
+  /// Symbol name as in the ELF symbol table (mangled).
+  std::string Name;
+  /// Other symbols at the same address and size.
+  std::vector<std::string> Aliases;
+  /// STB_LOCAL symbol.
+  bool Local = false;
+  /// For local symbols: the STT_FILE symbol that precedes it, if any.
+  std::string File;
+  /// For local symbols: 1-based rank among the binary's local symbols of
+  /// the same name in address order (BOLT names them "name/rank").
+  unsigned LocalId = 0;
+  /// Index of the parent function for a `.cold`/`.part` fragment, or -1.
+  int Parent = -1;
+};
+
+/// How an instruction transfers control.
+enum class InstKind : uint8_t {
+  Other,
+  CondBranch,
+  UncondBranch,
+  IndirectBranch,
+  Call,
+  IndirectCall,
+  Return,
+  /// Stops execution (ud2, hlt): no fall-through.
+  Trap,
+};
+
+/// True for kinds after which execution never falls through to the next
+/// instruction.
+inline bool endsFallThrough(InstKind K) {
+  return K == InstKind::UncondBranch || K == InstKind::IndirectBranch ||
+         K == InstKind::Return || K == InstKind::Trap;
+}
+/// True for kinds that end a basic block.
+inline bool isTerminator(InstKind K) {
+  return K == InstKind::CondBranch || endsFallThrough(K);
+}
+
+/// A decoded instruction.
+struct Inst {
+  uint64_t Addr = 0;
+  /// Direct branch or call target, or 0.
+  uint64_t Target = 0;
+  uint8_t Size = 0;
+  InstKind Kind = InstKind::Other;
+};
+
+class BinaryImage {
+public:
+  /// Opens an ELF file (x86-64 or AArch64).
+  static llvm::Expected<std::unique_ptr<BinaryImage>> open(llvm::StringRef Path);
+  ~BinaryImage();
+
+  const std::string &path() const;
+  /// GNU build-id bytes, empty if the binary has none.
+  llvm::ArrayRef<uint8_t> buildId() const;
+  /// ET_DYN (PIE or shared library): loaded at a bias chosen at run time.
+  bool isPositionIndependent() const;
+  /// "x86_64" or "aarch64".
+  llvm::StringRef arch() const;
+  llvm::ArrayRef<Segment> segments() const;
+  /// Link-time address of file offset Off inside an executable segment.
+  std::optional<uint64_t> fileOffsetToAddr(uint64_t Off) const;
+  /// Functions sorted by start address (aliases folded).
+  llvm::ArrayRef<FunctionSym> functions() const;
+  /// Index of the function containing Addr, or -1.
+  int functionAt(uint64_t Addr) const;
+  /// Instructions of function FuncIndex, decoded on first use. Safe to call
+  /// from several threads for different functions only after
+  /// decodeFunctions() prepared them; otherwise single-threaded.
+  llvm::ArrayRef<Inst> instructions(unsigned FuncIndex) const;
+  /// Decodes the given functions on Threads threads.
+  void decodeFunctions(llvm::ArrayRef<unsigned> FuncIndices,
+                       unsigned Threads) const;
+  /// True if the binary has a .symtab (not stripped).
+  bool hasSymtab() const;
+
+  class Impl;
+
+private:
+  explicit BinaryImage(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> I;
+};
+
+/// Index in Insts of the instruction starting at Addr, or -1.
+int instIndexAt(llvm::ArrayRef<Inst> Insts, uint64_t Addr);
+
+} // namespace lbr2prof
+
+#endif

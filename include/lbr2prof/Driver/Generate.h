@@ -1,0 +1,47 @@
+//===- Generate.h - the main command: perf.data to a profile ----*- C++ -*-===//
+//
+// Reads one or more perf.data (or perf script) inputs, aggregates their
+// branch stacks, picks the binary (named, matched by build-id or basename,
+// or the one with the most samples), validates ranges against its
+// disassembly, builds per-function CFGs and writes the requested profile
+// atomically.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_DRIVER_GENERATE_H
+#define LBR2PROF_DRIVER_GENERATE_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include <string>
+#include <vector>
+
+namespace lbr2prof {
+
+enum class OutputFormat { Auto, Fdata, PreAggregated, Text, Binary, ExtBinary };
+
+struct GenerateOptions {
+  std::vector<std::string> Inputs;
+  /// The profiled binary; empty = the DSO with the most samples.
+  std::string Binary;
+  std::string Output;
+  OutputFormat Format = OutputFormat::Auto;
+  std::vector<uint32_t> Pids;
+  bool IgnoreBuildId = false;
+  /// Use sample IPs only (no branch stacks), as perf2bolt -nl.
+  bool NoLbr = false;
+  bool Stats = false;
+  /// "raw" or "cfg": also print that stage's text form to stdout.
+  std::string Dump;
+  unsigned Threads = 0;
+};
+
+/// Chooses the output format from the option or the output file's name.
+llvm::Expected<OutputFormat> resolveFormat(OutputFormat F,
+                                           llvm::StringRef Output);
+
+llvm::Error runGenerate(const GenerateOptions &Opts, llvm::raw_ostream &Out,
+                        llvm::raw_ostream &Err);
+
+} // namespace lbr2prof
+
+#endif

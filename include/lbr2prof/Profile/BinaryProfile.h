@@ -1,0 +1,102 @@
+//===- BinaryProfile.h - counts on one binary's instructions ----*- C++ -*-===//
+//
+// Where counts meet instructions: the aggregated branches and fall-through
+// ranges of one DSO are turned into link-time addresses, each distinct range
+// is validated against the disassembly once, and each touched function gets
+// a CFG with block and edge counts:
+//   - a range is valid if both ends lie in one function, begin <= end, both
+//     ends are instruction starts, and no instruction before its end stops
+//     the fall-through (unconditional or indirect jump, return, trap);
+//   - blocks start at the function entry, after every terminator, at every
+//     direct branch target and at every observed jump target;
+//   - a valid range adds its count to each instruction it covers, and a
+//     fall-through edge (last instruction of a block -> next block) for each
+//     block boundary it crosses.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_PROFILE_BINARYPROFILE_H
+#define LBR2PROF_PROFILE_BINARYPROFILE_H
+
+#include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "lbr2prof/Binary/BinaryImage.h"
+#include "llvm/Support/raw_ostream.h"
+#include <map>
+#include <vector>
+
+namespace lbr2prof {
+
+/// Binary address standing for "outside this binary".
+constexpr uint64_t ExternalAddr = 0;
+
+/// A counted edge between binary addresses.
+struct Edge {
+  uint64_t From = 0, To = 0;
+  uint64_t Count = 0, Mispred = 0;
+};
+
+struct Block {
+  /// [Start, End) binary addresses.
+  uint64_t Start = 0, End = 0;
+  /// Executions, from the ranges covering the block's first instruction.
+  uint64_t Count = 0;
+};
+
+/// The profile of one function.
+struct FunctionCfg {
+  unsigned Func = 0;
+  std::vector<Block> Blocks;
+  /// Taken branches whose source is in this function, by source address.
+  std::vector<Edge> Taken;
+  /// Inferred fall-throughs: From = last instruction of a block, To = the
+  /// next block's start.
+  std::vector<Edge> FallThrough;
+  /// Calls and other transfers into the entry from elsewhere.
+  uint64_t EntryCount = 0;
+};
+
+/// Counts of ranges and branches, each kept or dropped with a reason.
+/// Counts are weighted by occurrences (samples), Distinct by address pair.
+struct ProfileStats {
+  struct Reason {
+    uint64_t Count = 0, Distinct = 0;
+  };
+  Reason RangesTotal, RangesValid;
+  Reason RangeOutsideFunctions;  ///< an end in no function (PLT, padding)
+  Reason RangeCrossFunction;     ///< ends in different functions
+  Reason RangeBackwards;         ///< begin > end
+  Reason RangeNotBoundary;       ///< an end is not an instruction start
+  Reason RangeCrossUncond;       ///< passes an unconditional transfer
+  Reason RangeOtherDso;          ///< from another DSO (not this binary)
+  Reason BranchesTotal, BranchesInBinary, BranchesReturn;
+  Reason BranchesSourceNotBoundary;
+};
+
+struct BinaryProfile {
+  /// Every taken branch with at least one end in the binary, by address.
+  std::vector<Edge> Branches;
+  /// Per touched function (key: function index).
+  std::map<unsigned, FunctionCfg> Functions;
+  ProfileStats Stats;
+};
+
+struct BinaryProfileOptions {
+  unsigned Threads = 1;
+};
+
+/// Builds the profile of DSO index Dso (as numbered by the aggregator's
+/// ProcessMaps) against its image.
+BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
+                                 const BinaryImage &Image,
+                                 BinaryProfileOptions Opts = {});
+
+/// Deterministic text dump of the CFGs (for tests and --dump=cfg).
+void printCfgs(const BinaryProfile &P, const BinaryImage &Image,
+               llvm::raw_ostream &OS);
+
+/// Prints the kept/dropped figures, one line per reason with ratios.
+void printProfileStats(const ProfileStats &S, const AggregateStats &A,
+                       llvm::raw_ostream &OS);
+
+} // namespace lbr2prof
+
+#endif

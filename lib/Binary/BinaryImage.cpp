@@ -1,0 +1,264 @@
+//===- BinaryImage.cpp - ELF segments, build-id and function symbols ------===//
+//
+// Functions come from .symtab (or .dynsym when stripped): STT_FUNC symbols in
+// executable sections. Symbols at the same address and size are aliases of
+// one function; the first global name is the primary. A symbol with size 0
+// (hand-written assembly) extends to the next symbol or its section's end.
+// `foo.cold`, `foo.cold.N`, `foo.part.N` are fragments whose parent is `foo`.
+//
+//===----------------------------------------------------------------------===//
+#include "BinaryImpl.h"
+#include "lbr2prof/Support/Error.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+using namespace llvm;
+using namespace llvm::object;
+
+namespace lbr2prof {
+
+BinaryImage::BinaryImage(std::unique_ptr<Impl> I) : I(std::move(I)) {}
+BinaryImage::~BinaryImage() = default;
+
+const std::string &BinaryImage::path() const { return I->Path; }
+ArrayRef<uint8_t> BinaryImage::buildId() const { return I->BuildId; }
+bool BinaryImage::isPositionIndependent() const { return I->IsDyn; }
+StringRef BinaryImage::arch() const { return I->Arch; }
+ArrayRef<Segment> BinaryImage::segments() const { return I->Segments; }
+ArrayRef<FunctionSym> BinaryImage::functions() const { return I->Functions; }
+bool BinaryImage::hasSymtab() const { return I->HasSymtab; }
+
+std::optional<uint64_t> BinaryImage::fileOffsetToAddr(uint64_t Off) const {
+  for (const Segment &S : I->Segments)
+    if (S.Exec && Off >= S.Offset && Off < S.Offset + S.FileSize)
+      return Off - S.Offset + S.VAddr;
+  return std::nullopt;
+}
+
+int BinaryImage::functionAt(uint64_t Addr) const {
+  const auto &F = I->Functions;
+  auto It = std::upper_bound(F.begin(), F.end(), Addr,
+                             [](uint64_t A, const FunctionSym &S) {
+                               return A < S.Start;
+                             });
+  if (It == F.begin())
+    return -1;
+  --It;
+  return Addr < It->End ? int(It - F.begin()) : -1;
+}
+
+int instIndexAt(ArrayRef<Inst> Insts, uint64_t Addr) {
+  auto It = std::lower_bound(
+      Insts.begin(), Insts.end(), Addr,
+      [](const Inst &I, uint64_t A) { return I.Addr < A; });
+  if (It == Insts.end() || It->Addr != Addr)
+    return -1;
+  return int(It - Insts.begin());
+}
+
+template <class ELFT>
+static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
+  const ELFFile<ELFT> &E = Obj.getELFFile();
+  B.IsDyn = E.getHeader().e_type == ELF::ET_DYN;
+  auto Phdrs = E.program_headers();
+  if (!Phdrs)
+    return Phdrs.takeError();
+  for (const auto &P : *Phdrs) {
+    if (P.p_type == ELF::PT_LOAD) {
+      Segment S;
+      S.VAddr = P.p_vaddr;
+      S.MemSize = P.p_memsz;
+      S.Offset = P.p_offset;
+      S.FileSize = P.p_filesz;
+      S.Exec = P.p_flags & ELF::PF_X;
+      B.Segments.push_back(S);
+    }
+    if (P.p_type == ELF::PT_NOTE && B.BuildId.empty()) {
+      Error Err = Error::success();
+      for (const auto &N : E.notes(P, Err))
+        if (N.getType() == ELF::NT_GNU_BUILD_ID && N.getName() == "GNU") {
+          ArrayRef<uint8_t> D = N.getDesc(P.p_align);
+          B.BuildId.assign(D.begin(), D.end());
+        }
+      consumeError(std::move(Err));
+    }
+  }
+  auto Sections = E.sections();
+  if (!Sections)
+    return Sections.takeError();
+  // Executable sections, for symbol filtering and disassembly.
+  for (const auto &S : *Sections) {
+    if (!(S.sh_flags & ELF::SHF_EXECINSTR) || S.sh_type != ELF::SHT_PROGBITS)
+      continue;
+    auto Data = E.getSectionContents(S);
+    if (!Data)
+      return Data.takeError();
+    auto Name = E.getSectionName(S);
+    B.Code.push_back({S.sh_addr, *Data, Name ? Name->str() : ""});
+    if (!Name)
+      consumeError(Name.takeError());
+  }
+  // Symbols: .symtab, else .dynsym.
+  const typename ELFT::Shdr *Symtab = nullptr, *Dynsym = nullptr;
+  for (const auto &S : *Sections) {
+    if (S.sh_type == ELF::SHT_SYMTAB)
+      Symtab = &S;
+    else if (S.sh_type == ELF::SHT_DYNSYM)
+      Dynsym = &S;
+  }
+  B.HasSymtab = Symtab != nullptr;
+  const typename ELFT::Shdr *Use = Symtab ? Symtab : Dynsym;
+  if (!Use)
+    return Error::success();
+  auto Syms = E.symbols(Use);
+  if (!Syms)
+    return Syms.takeError();
+  auto StrTab = E.getStringTableForSymtab(*Use);
+  if (!StrTab)
+    return StrTab.takeError();
+  struct Raw {
+    uint64_t Start, Size;
+    std::string Name, File;
+    bool Local;
+    size_t Order;
+  };
+  std::vector<Raw> Raws;
+  std::string CurFile;
+  // Every named local symbol (functions and data), to rank same-named
+  // locals the way BOLT's name resolver does.
+  std::vector<std::pair<uint64_t, std::string>> Locals;
+  for (const auto &S : *Syms) {
+    auto Name = S.getName(*StrTab);
+    if (!Name) {
+      consumeError(Name.takeError());
+      continue;
+    }
+    if (S.getType() == ELF::STT_FILE) {
+      CurFile = Name->str();
+      continue;
+    }
+    if (S.getBinding() == ELF::STB_LOCAL && !Name->empty() &&
+        S.st_shndx != ELF::SHN_UNDEF && S.getType() != ELF::STT_SECTION)
+      Locals.push_back({S.st_value, Name->str()});
+    if (S.getType() != ELF::STT_FUNC || S.st_shndx == ELF::SHN_UNDEF ||
+        Name->empty())
+      continue;
+    uint64_t Addr = S.st_value;
+    bool InCode = false;
+    for (const auto &C : B.Code)
+      if (Addr >= C.Addr && Addr < C.Addr + C.Bytes.size())
+        InCode = true;
+    if (!InCode)
+      continue;
+    Raws.push_back({Addr, S.st_size, Name->str(),
+                    S.getBinding() == ELF::STB_LOCAL ? CurFile : "",
+                    S.getBinding() == ELF::STB_LOCAL, Raws.size()});
+  }
+  // Globals first at one address: they name the function; then table order.
+  std::sort(Raws.begin(), Raws.end(), [](const Raw &A, const Raw &B) {
+    return std::tie(A.Start, A.Local, A.Order) <
+           std::tie(B.Start, B.Local, B.Order);
+  });
+  for (size_t K = 0; K < Raws.size(); ++K) {
+    const Raw &R = Raws[K];
+    if (!B.Functions.empty() && B.Functions.back().Start == R.Start) {
+      FunctionSym &F = B.Functions.back();
+      if (F.Name != R.Name &&
+          std::find(F.Aliases.begin(), F.Aliases.end(), R.Name) ==
+              F.Aliases.end())
+        F.Aliases.push_back(R.Name);
+      F.End = std::max(F.End, R.Start + R.Size);
+      continue;
+    }
+    FunctionSym F;
+    F.Start = R.Start;
+    F.End = R.Start + R.Size;
+    F.Name = R.Name;
+    F.Local = R.Local;
+    F.File = R.File;
+    B.Functions.push_back(std::move(F));
+  }
+  // Size-0 symbols extend to the next function or the section end; sized
+  // ones are clipped so that functions never overlap.
+  for (size_t K = 0; K < B.Functions.size(); ++K) {
+    FunctionSym &F = B.Functions[K];
+    uint64_t Limit = ~0ULL;
+    for (const auto &C : B.Code)
+      if (F.Start >= C.Addr && F.Start < C.Addr + C.Bytes.size())
+        Limit = C.Addr + C.Bytes.size();
+    if (K + 1 < B.Functions.size())
+      Limit = std::min(Limit, B.Functions[K + 1].Start);
+    if (F.End == F.Start || F.End > Limit)
+      F.End = Limit;
+  }
+  std::stable_sort(Locals.begin(), Locals.end(),
+                   [](const auto &A, const auto &B) { return A.first < B.first; });
+  std::map<std::string, unsigned> Seen;
+  std::map<std::pair<uint64_t, std::string>, unsigned> Rank;
+  for (const auto &L : Locals)
+    Rank.emplace(L, ++Seen[L.second]);
+  for (FunctionSym &F : B.Functions)
+    if (F.Local) {
+      auto It = Rank.find({F.Start, F.Name});
+      F.LocalId = It == Rank.end() ? 1 : It->second;
+    }
+  // Fragments: name.cold[.N], name.part.N (GCC's split and partial
+  // inlining); the parent is the function named by the part before the
+  // first such suffix.
+  std::map<std::string, int> ByName;
+  for (size_t K = 0; K < B.Functions.size(); ++K)
+    ByName.emplace(B.Functions[K].Name, int(K));
+  for (FunctionSym &F : B.Functions) {
+    for (StringRef Suffix : {".cold", ".part."}) {
+      size_t At = StringRef(F.Name).find(Suffix);
+      if (At == StringRef::npos || At == 0)
+        continue;
+      auto It = ByName.find(F.Name.substr(0, At));
+      if (It != ByName.end() && B.Functions[It->second].Name != F.Name)
+        F.Parent = It->second;
+      break;
+    }
+  }
+  return Error::success();
+}
+
+Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
+  auto I = std::make_unique<Impl>();
+  I->Path = Path.str();
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return makeError("{0}: cannot open binary: {1}", Path,
+                     Buf.getError().message());
+  I->Buffer = std::move(*Buf);
+  auto Bin = ObjectFile::createObjectFile(I->Buffer->getMemBufferRef());
+  if (!Bin)
+    return makeError("{0}: not an ELF file we can read: {1}", Path,
+                     toString(Bin.takeError()));
+  I->Obj = std::move(*Bin);
+  Error E = Error::success();
+  if (auto *O = dyn_cast<ELF64LEObjectFile>(I->Obj.get())) {
+    uint16_t M = O->getELFFile().getHeader().e_machine;
+    if (M == ELF::EM_X86_64)
+      I->Arch = "x86_64";
+    else if (M == ELF::EM_AARCH64)
+      I->Arch = "aarch64";
+    else
+      return makeError("{0}: unsupported ELF machine {1} (expected x86-64 or "
+                       "AArch64)",
+                       Path, M);
+    E = readElf(*O, *I);
+  } else {
+    return makeError("{0}: not a 64-bit little-endian ELF file", Path);
+  }
+  if (E)
+    return makeError("{0}: malformed ELF: {1}", Path, toString(std::move(E)));
+  I->Decoded.reset(new Impl::Slot[I->Functions.size()]);
+  return std::unique_ptr<BinaryImage>(new BinaryImage(std::move(I)));
+}
+
+} // namespace lbr2prof

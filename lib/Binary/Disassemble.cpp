@@ -1,0 +1,184 @@
+//===- Disassemble.cpp - instruction boundaries and branch kinds ----------===//
+//
+// Decodes a function's bytes with the MC disassembler of its architecture
+// and classifies each instruction by how it transfers control
+// (MCInstrAnalysis): conditional/unconditional/indirect branch, direct or
+// indirect call, return, trap. Undecodable bytes (data in code, padding)
+// become 1-byte Other instructions so decoding resynchronises.
+//
+//===----------------------------------------------------------------------===//
+#include "BinaryImpl.h"
+#include "llvm/MC/MCAsmInfo.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCDisassembler/MCDisassembler.h"
+#include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCInstrAnalysis.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCObjectFileInfo.h"
+#include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/MCTargetOptions.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Triple.h"
+#include <thread>
+
+using namespace llvm;
+
+extern "C" {
+void LLVMInitializeX86TargetInfo();
+void LLVMInitializeX86TargetMC();
+void LLVMInitializeX86Disassembler();
+void LLVMInitializeAArch64TargetInfo();
+void LLVMInitializeAArch64TargetMC();
+void LLVMInitializeAArch64Disassembler();
+}
+
+namespace lbr2prof {
+namespace {
+
+void initTargets() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86Disassembler();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64Disassembler();
+  });
+}
+
+/// MC objects for one thread.
+struct Decoder {
+  std::unique_ptr<MCRegisterInfo> MRI;
+  std::unique_ptr<MCAsmInfo> MAI;
+  std::unique_ptr<MCSubtargetInfo> STI;
+  std::unique_ptr<MCInstrInfo> MII;
+  std::unique_ptr<MCContext> Ctx;
+  std::unique_ptr<MCDisassembler> Dis;
+  std::unique_ptr<MCInstrAnalysis> MIA;
+  bool Ok = false;
+
+  explicit Decoder(StringRef Arch) {
+    initTargets();
+    Triple TT(Arch == "aarch64" ? "aarch64-unknown-linux-gnu"
+                                : "x86_64-unknown-linux-gnu");
+    std::string Err;
+    const Target *T = TargetRegistry::lookupTarget(TT.getTriple(), Err);
+    if (!T)
+      return;
+    MRI.reset(T->createMCRegInfo(TT.getTriple()));
+    MCTargetOptions Opts;
+    MAI.reset(T->createMCAsmInfo(*MRI, TT.getTriple(), Opts));
+    STI.reset(T->createMCSubtargetInfo(TT.getTriple(), "", ""));
+    MII.reset(T->createMCInstrInfo());
+    if (!MRI || !MAI || !STI || !MII)
+      return;
+    Ctx = std::make_unique<MCContext>(TT, MAI.get(), MRI.get(), STI.get());
+    Dis.reset(T->createMCDisassembler(*STI, *Ctx));
+    MIA.reset(T->createMCInstrAnalysis(MII.get()));
+    Ok = Dis && MIA;
+  }
+
+  InstKind classify(const MCInst &MI) const {
+    const MCInstrDesc &D = MII->get(MI.getOpcode());
+    if (MIA->isReturn(MI))
+      return InstKind::Return;
+    if (MIA->isCall(MI))
+      return MIA->isIndirectBranch(MI) || !D.getNumOperands() ||
+                     !MI.getOperand(0).isImm()
+                 ? InstKind::IndirectCall
+                 : InstKind::Call;
+    if (MIA->isConditionalBranch(MI))
+      return InstKind::CondBranch;
+    if (MIA->isIndirectBranch(MI))
+      return InstKind::IndirectBranch;
+    if (MIA->isUnconditionalBranch(MI))
+      return InstKind::UncondBranch;
+    if (D.isTrap())
+      return InstKind::Trap;
+    return InstKind::Other;
+  }
+};
+
+Decoder &threadDecoder(StringRef Arch) {
+  thread_local std::unique_ptr<Decoder> D;
+  thread_local std::string DArch;
+  if (!D || DArch != Arch) {
+    D = std::make_unique<Decoder>(Arch);
+    DArch = Arch.str();
+  }
+  return *D;
+}
+
+} // namespace
+
+std::vector<Inst> BinaryImage::Impl::decode(const FunctionSym &F) const {
+  std::vector<Inst> Out;
+  const CodeSection *Sec = nullptr;
+  for (const CodeSection &C : Code)
+    if (F.Start >= C.Addr && F.Start < C.Addr + C.Bytes.size())
+      Sec = &C;
+  if (!Sec)
+    return Out;
+  Decoder &D = threadDecoder(Arch);
+  if (!D.Ok)
+    return Out;
+  uint64_t End = std::min<uint64_t>(F.End, Sec->Addr + Sec->Bytes.size());
+  Out.reserve((End - F.Start) / 4);
+  uint64_t A = F.Start;
+  while (A < End) {
+    MCInst MI;
+    uint64_t Size = 0;
+    ArrayRef<uint8_t> Bytes = Sec->Bytes.slice(A - Sec->Addr, End - A);
+    Inst I;
+    I.Addr = A;
+    if (D.Dis->getInstruction(MI, Size, Bytes, A, nulls()) ==
+            MCDisassembler::Success &&
+        Size) {
+      I.Size = uint8_t(Size);
+      I.Kind = D.classify(MI);
+      uint64_t T;
+      if ((I.Kind == InstKind::CondBranch || I.Kind == InstKind::UncondBranch ||
+           I.Kind == InstKind::Call) &&
+          D.MIA->evaluateBranch(MI, A, Size, T))
+        I.Target = T;
+      else if (I.Kind == InstKind::Call)
+        I.Kind = InstKind::IndirectCall;
+    } else {
+      I.Size = uint8_t(Size ? Size : 1);
+      I.Kind = InstKind::Other;
+    }
+    Out.push_back(I);
+    A += I.Size;
+  }
+  return Out;
+}
+
+ArrayRef<Inst> BinaryImage::instructions(unsigned FuncIndex) const {
+  Impl::Slot &S = I->Decoded[FuncIndex];
+  std::call_once(S.Once,
+                 [&] { S.Insts = I->decode(I->Functions[FuncIndex]); });
+  return S.Insts;
+}
+
+void BinaryImage::decodeFunctions(ArrayRef<unsigned> FuncIndices,
+                                  unsigned Threads) const {
+  if (Threads <= 1 || FuncIndices.size() < 64) {
+    for (unsigned F : FuncIndices)
+      (void)instructions(F);
+    return;
+  }
+  std::atomic<size_t> Next{0};
+  std::vector<std::thread> Pool;
+  for (unsigned T = 0; T < Threads; ++T)
+    Pool.emplace_back([&] {
+      for (size_t K; (K = Next.fetch_add(1)) < FuncIndices.size();)
+        (void)instructions(FuncIndices[K]);
+    });
+  for (std::thread &T : Pool)
+    T.join();
+}
+
+} // namespace lbr2prof

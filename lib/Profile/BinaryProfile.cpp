@@ -1,0 +1,295 @@
+//===- BinaryProfile.cpp - range validation, blocks and edges -------------===//
+//
+// Works per distinct address pair: ranges and branches were aggregated by
+// address before this stage, so each is validated and symbolized once.
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Profile/BinaryProfile.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace lbr2prof {
+namespace {
+
+void bump(ProfileStats::Reason &R, uint64_t N) {
+  R.Count += N;
+  ++R.Distinct;
+}
+
+/// Per-function working state.
+struct Work {
+  std::vector<uint64_t> Leaders; // sorted block starts
+  std::vector<int64_t> Delta;    // per instruction index, prefix-summed later
+  DenseMap<std::pair<uint64_t, uint64_t>, uint64_t> FallThrough;
+  std::vector<Edge> Taken;
+  uint64_t EntryCount = 0;
+};
+
+} // namespace
+
+BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
+                                 const BinaryImage &Image,
+                                 BinaryProfileOptions Opts) {
+  BinaryProfile P;
+  ProfileStats &St = P.Stats;
+  auto toAddr = [&](Loc L) -> uint64_t {
+    if (L == ExternalLoc || locDso(L) != Dso)
+      return ExternalAddr;
+    std::optional<uint64_t> A = Image.fileOffsetToAddr(locOffset(L));
+    return A ? *A : ExternalAddr;
+  };
+
+  // 1. Branches and ranges in binary addresses; which functions they touch.
+  struct R {
+    uint64_t Begin, End, Count;
+  };
+  std::vector<R> Ranges;
+  std::vector<char> Touched(Image.functions().size(), 0);
+  auto touch = [&](uint64_t A) {
+    if (A == ExternalAddr)
+      return -1;
+    int F = Image.functionAt(A);
+    if (F >= 0)
+      Touched[F] = 1;
+    return F;
+  };
+  for (const auto &[K, C] : Raw.Branches) {
+    bump(St.BranchesTotal, C.Count);
+    Edge E{toAddr(K.first), toAddr(K.second), C.Count, C.Mispred};
+    if (E.From == ExternalAddr && E.To == ExternalAddr)
+      continue;
+    bump(St.BranchesInBinary, C.Count);
+    touch(E.From);
+    touch(E.To);
+    P.Branches.push_back(E);
+  }
+  for (const auto &[K, C] : Raw.Ranges) {
+    bump(St.RangesTotal, C);
+    if (locDso(K.first) != Dso) {
+      bump(St.RangeOtherDso, C);
+      continue;
+    }
+    uint64_t B = toAddr(K.first), E = toAddr(K.second);
+    if (B == ExternalAddr || E == ExternalAddr) {
+      bump(St.RangeOutsideFunctions, C);
+      continue;
+    }
+    Ranges.push_back({B, E, C});
+    touch(B);
+    touch(E);
+  }
+  std::sort(P.Branches.begin(), P.Branches.end(),
+            [](const Edge &A, const Edge &B) {
+              return std::tie(A.From, A.To) < std::tie(B.From, B.To);
+            });
+
+  // 2. Decode the touched functions (in parallel).
+  std::vector<unsigned> Funcs;
+  for (unsigned F = 0; F < Touched.size(); ++F)
+    if (Touched[F])
+      Funcs.push_back(F);
+  Image.decodeFunctions(Funcs, Opts.Threads);
+
+  // 3. Leaders: entry, after terminators, direct targets, jump targets seen.
+  std::map<unsigned, Work> W;
+  for (unsigned F : Funcs) {
+    Work &Wk = W[F];
+    const FunctionSym &FS = Image.functions()[F];
+    ArrayRef<Inst> I = Image.instructions(F);
+    Wk.Leaders.push_back(FS.Start);
+    for (size_t K = 0; K < I.size(); ++K) {
+      if (isTerminator(I[K].Kind) && K + 1 < I.size())
+        Wk.Leaders.push_back(I[K + 1].Addr);
+      if ((I[K].Kind == InstKind::CondBranch ||
+           I[K].Kind == InstKind::UncondBranch) &&
+          I[K].Target >= FS.Start && I[K].Target < FS.End)
+        Wk.Leaders.push_back(I[K].Target);
+    }
+    Wk.Delta.assign(I.size() + 1, 0);
+  }
+  for (Edge &E : P.Branches) {
+    int FFrom = E.From == ExternalAddr ? -1 : Image.functionAt(E.From);
+    int FTo = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
+    InstKind SrcKind = InstKind::Other;
+    if (FFrom >= 0) {
+      ArrayRef<Inst> I = Image.instructions(FFrom);
+      int Idx = instIndexAt(I, E.From);
+      if (Idx < 0)
+        bump(St.BranchesSourceNotBoundary, E.Count);
+      else
+        SrcKind = I[Idx].Kind;
+      if (SrcKind == InstKind::Return)
+        bump(St.BranchesReturn, E.Count);
+      W[FFrom].Taken.push_back(E);
+    }
+    if (FTo >= 0) {
+      const FunctionSym &T = Image.functions()[FTo];
+      bool Jump = FFrom == FTo && SrcKind != InstKind::Return &&
+                  SrcKind != InstKind::Call &&
+                  SrcKind != InstKind::IndirectCall;
+      if (Jump)
+        W[FTo].Leaders.push_back(E.To);
+      else if (E.To == T.Start && SrcKind != InstKind::Return)
+        W[FTo].EntryCount += E.Count;
+    }
+  }
+  for (auto &[F, Wk] : W) {
+    std::sort(Wk.Leaders.begin(), Wk.Leaders.end());
+    Wk.Leaders.erase(std::unique(Wk.Leaders.begin(), Wk.Leaders.end()),
+                     Wk.Leaders.end());
+  }
+
+  // 4. Validate each distinct range, then count instructions and
+  //    fall-throughs.
+  for (const R &Rg : Ranges) {
+    int FB = Image.functionAt(Rg.Begin), FE = Image.functionAt(Rg.End);
+    if (FB < 0 || FE < 0) {
+      bump(St.RangeOutsideFunctions, Rg.Count);
+      continue;
+    }
+    if (FB != FE) {
+      bump(St.RangeCrossFunction, Rg.Count);
+      continue;
+    }
+    if (Rg.Begin > Rg.End) {
+      bump(St.RangeBackwards, Rg.Count);
+      continue;
+    }
+    ArrayRef<Inst> I = Image.instructions(FB);
+    int IB = instIndexAt(I, Rg.Begin), IE = instIndexAt(I, Rg.End);
+    if (IB < 0 || IE < 0) {
+      bump(St.RangeNotBoundary, Rg.Count);
+      continue;
+    }
+    bool Cross = false;
+    for (int K = IB; K < IE && !Cross; ++K)
+      Cross = endsFallThrough(I[K].Kind);
+    if (Cross) {
+      bump(St.RangeCrossUncond, Rg.Count);
+      continue;
+    }
+    bump(St.RangesValid, Rg.Count);
+    Work &Wk = W[FB];
+    Wk.Delta[IB] += int64_t(Rg.Count);
+    Wk.Delta[IE + 1] -= int64_t(Rg.Count);
+    auto L = std::upper_bound(Wk.Leaders.begin(), Wk.Leaders.end(), Rg.Begin);
+    for (; L != Wk.Leaders.end() && *L <= Rg.End; ++L) {
+      int Idx = instIndexAt(I, *L);
+      if (Idx <= 0)
+        continue;
+      Wk.FallThrough[{I[Idx - 1].Addr, *L}] += Rg.Count;
+    }
+  }
+
+  // 5. Blocks with counts, edges sorted.
+  for (auto &[F, Wk] : W) {
+    FunctionCfg &Cfg = P.Functions[F];
+    Cfg.Func = F;
+    Cfg.EntryCount = Wk.EntryCount;
+    ArrayRef<Inst> I = Image.instructions(F);
+    const FunctionSym &FS = Image.functions()[F];
+    std::vector<uint64_t> InstCount(I.size());
+    int64_t Run = 0;
+    for (size_t K = 0; K < I.size(); ++K) {
+      Run += Wk.Delta[K];
+      InstCount[K] = uint64_t(Run);
+    }
+    for (size_t K = 0; K < Wk.Leaders.size(); ++K) {
+      Block B;
+      B.Start = Wk.Leaders[K];
+      B.End = K + 1 < Wk.Leaders.size() ? Wk.Leaders[K + 1] : FS.End;
+      int Idx = instIndexAt(I, B.Start);
+      B.Count = Idx >= 0 ? InstCount[Idx] : 0;
+      Cfg.Blocks.push_back(B);
+    }
+    for (auto &[K, C] : Wk.FallThrough)
+      Cfg.FallThrough.push_back({K.first, K.second, C, 0});
+    auto ByAddr = [](const Edge &A, const Edge &B) {
+      return std::tie(A.From, A.To) < std::tie(B.From, B.To);
+    };
+    std::sort(Cfg.FallThrough.begin(), Cfg.FallThrough.end(), ByAddr);
+    Cfg.Taken = std::move(Wk.Taken);
+    std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
+  }
+  return P;
+}
+
+void printCfgs(const BinaryProfile &P, const BinaryImage &Image,
+               raw_ostream &OS) {
+  for (const auto &[F, Cfg] : P.Functions) {
+    const FunctionSym &FS = Image.functions()[F];
+    OS << "function " << FS.Name << " " << format_hex(FS.Start, 0)
+       << " entry " << Cfg.EntryCount << "\n";
+    for (const Block &B : Cfg.Blocks)
+      OS << "  block " << format_hex(B.Start - FS.Start, 0) << "-"
+         << format_hex(B.End - FS.Start, 0) << " count " << B.Count << "\n";
+    for (const Edge &E : Cfg.Taken) {
+      OS << "  taken " << format_hex(E.From - FS.Start, 0) << " -> ";
+      int T = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
+      if (T == int(F))
+        OS << format_hex(E.To - FS.Start, 0);
+      else if (T >= 0)
+        OS << Image.functions()[T].Name << "+"
+           << format_hex(E.To - Image.functions()[T].Start, 0);
+      else
+        OS << "[external]";
+      OS << " count " << E.Count << " mispred " << E.Mispred << "\n";
+    }
+    for (const Edge &E : Cfg.FallThrough)
+      OS << "  fallthrough " << format_hex(E.From - FS.Start, 0) << " -> "
+         << format_hex(E.To - FS.Start, 0) << " count " << E.Count << "\n";
+  }
+}
+
+static void line(raw_ostream &OS, const char *What,
+                 const ProfileStats::Reason &R, uint64_t Total) {
+  if (!R.Count && !R.Distinct)
+    return;
+  OS << format("  %-44s %12" PRIu64 " (%5.1f%%) %9" PRIu64 " distinct\n",
+               What, R.Count, Total ? 100.0 * R.Count / Total : 0.0,
+               R.Distinct);
+}
+
+void printProfileStats(const ProfileStats &S, const AggregateStats &A,
+                       raw_ostream &OS) {
+  OS << "samples: " << A.Samples << " (" << A.SamplesFiltered
+     << " from other pids, " << A.SamplesNoBranches
+     << " without branch stack)\n";
+  OS << "branch entries: " << A.Entries << " (" << A.EntriesZero
+     << " empty, " << A.EntriesExternal << " outside any file, "
+     << A.EntriesWrongPath << " wrong-path, " << A.DuplicateTop
+     << " duplicated newest entries dropped)\n";
+  OS << "ranges between entries: " << A.Ranges << " (" << A.RangesExternal
+     << " with an end outside any file, " << A.RangesCrossDso
+     << " across files)\n";
+  uint64_t T = S.RangesTotal.Count;
+  OS << "ranges in files:\n";
+  line(OS, "total", S.RangesTotal, T);
+  line(OS, "valid (used)", S.RangesValid, T);
+  line(OS, "dropped: in another file", S.RangeOtherDso, T);
+  line(OS, "dropped: an end outside any function", S.RangeOutsideFunctions,
+       T);
+  line(OS, "dropped: crosses a function boundary", S.RangeCrossFunction, T);
+  line(OS, "dropped: begin after end", S.RangeBackwards, T);
+  line(OS, "dropped: not on an instruction boundary", S.RangeNotBoundary, T);
+  line(OS, "dropped: crosses an unconditional transfer", S.RangeCrossUncond,
+       T);
+  uint64_t BT = S.BranchesTotal.Count;
+  OS << "taken branches:\n";
+  line(OS, "total", S.BranchesTotal, BT);
+  line(OS, "with an end in the binary", S.BranchesInBinary, BT);
+  line(OS, "returns (not written to fdata)", S.BranchesReturn, BT);
+  line(OS, "source not on an instruction boundary",
+       S.BranchesSourceNotBoundary, BT);
+  uint64_t Bad = S.RangeNotBoundary.Count + S.BranchesSourceNotBoundary.Count;
+  uint64_t All = S.RangesTotal.Count + S.BranchesInBinary.Count;
+  if (All && Bad * 10 > All)
+    OS << "warning: " << format("%.1f%%", 100.0 * Bad / All)
+       << " of addresses are not instruction starts: the binary is probably "
+          "not the one that was profiled\n";
+}
+
+} // namespace lbr2prof
