@@ -25,9 +25,15 @@ void RawProfile::merge(const RawProfile &O) {
     C.Count = satAdd(C.Count, V.Count);
     C.Mispred = satAdd(C.Mispred, V.Mispred);
     C.Cycles = satAdd(C.Cycles, V.Cycles);
+    C.Weight += V.Weight;
   }
-  for (const auto &[K, V] : O.Ranges)
-    Ranges[K] = satAdd(Ranges[K], V);
+  for (const auto &[K, V] : O.Ranges) {
+    RangeCount &C = Ranges[K];
+    C.Count = satAdd(C.Count, V.Count);
+    C.Weight += V.Weight;
+  }
+  WeightedEntries += O.WeightedEntries;
+  TotalWeight += O.TotalWeight;
   for (const auto &[K, V] : O.Ips)
     Ips[K] = satAdd(Ips[K], V);
   for (const auto &[K, V] : O.SamplesPerDso)
@@ -45,6 +51,11 @@ void RawProfile::merge(const RawProfile &O) {
   S.Ranges += T.Ranges;
   S.RangesExternal += T.RangesExternal;
   S.RangesCrossDso += T.RangesCrossDso;
+}
+
+uint64_t RawProfile::estimate(double W) const {
+  double V = W * scale();
+  return V >= 1.8e19 ? ~0ULL : uint64_t(V + 0.5);
 }
 
 Loc LbrAggregator::locate(uint32_t Pid, uint64_t A) const {
@@ -114,6 +125,30 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
     From[I] = locate(Pid, Br[I].from());
     To[I] = locate(Pid, Br[I].to());
   }
+  // The window's span in code bytes: the fall-through runs between entries
+  // and from the newest target to the sample IP. Implausible runs (another
+  // DSO, the kernel, backwards) are replaced by the mean of the others.
+  double Weight = 1;
+  if (Opts.WindowWeighting) {
+    uint64_t Span = 0, Good = 0, Runs = 0;
+    auto run = [&](uint64_t B, uint64_t E) {
+      ++Runs;
+      if (E >= B && E - B < (1 << 16)) {
+        Span += E - B + 4; // + the branch instruction itself, roughly
+        ++Good;
+      }
+    };
+    run(Br[First].to(), S.Ip);
+    for (size_t I = First + 1; I < N; ++I)
+      run(Br[I].to(), Br[I - 1].from());
+    double W = Good ? double(Span) * Runs / Good : 0;
+    Weight = W > 0 ? 1.0 / W : 0;
+    if (Weight == 0) {
+      Weight = Profile.WeightedEntries
+                   ? Profile.TotalWeight / double(Profile.WeightedEntries)
+                   : 1.0;
+    }
+  }
   for (size_t I = First; I < N; ++I) {
     const BranchEntry &E = Br[I];
     if (E.from() == 0 && E.to() == 0) {
@@ -132,6 +167,9 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
     ++C.Count;
     C.Mispred += E.mispred();
     C.Cycles += E.cycles();
+    C.Weight += Weight;
+    ++Profile.WeightedEntries;
+    Profile.TotalWeight += Weight;
   }
   // Ranges between consecutive entries: [to of older, from of newer].
   for (size_t I = First + 1; I < N; ++I) {
@@ -148,7 +186,9 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
       ++St.RangesCrossDso;
       continue;
     }
-    ++Profile.Ranges[{Begin, End}];
+    RangeCount &RC = Profile.Ranges[{Begin, End}];
+    ++RC.Count;
+    RC.Weight += Weight;
   }
   return Error::success();
 }
@@ -172,10 +212,11 @@ void printRawProfile(const RawProfile &P, const ProcessMaps &Maps,
     printLoc(OS, K.first, Maps);
     OS << ' ';
     printLoc(OS, K.second, Maps);
-    OS << ' ' << C.Count << ' ' << C.Mispred << '\n';
+    OS << ' ' << C.Count << ' ' << C.Mispred << ' ' << P.estimate(C.Weight)
+       << '\n';
   }
-  std::vector<std::pair<std::pair<Loc, Loc>, uint64_t>> R(P.Ranges.begin(),
-                                                          P.Ranges.end());
+  std::vector<std::pair<std::pair<Loc, Loc>, RangeCount>> R(P.Ranges.begin(),
+                                                            P.Ranges.end());
   std::sort(R.begin(), R.end(),
             [](auto &X, auto &Y) { return X.first < Y.first; });
   for (auto &[K, C] : R) {
@@ -183,7 +224,7 @@ void printRawProfile(const RawProfile &P, const ProcessMaps &Maps,
     printLoc(OS, K.first, Maps);
     OS << ' ';
     printLoc(OS, K.second, Maps);
-    OS << ' ' << C << '\n';
+    OS << ' ' << C.Count << ' ' << P.estimate(C.Weight) << '\n';
   }
 }
 

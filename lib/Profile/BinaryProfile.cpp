@@ -44,7 +44,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
 
   // 1. Branches and ranges in binary addresses; which functions they touch.
   struct R {
-    uint64_t Begin, End, Count;
+    uint64_t Begin, End, Count, Seen;
   };
   std::vector<R> Ranges;
   std::vector<char> Touched(Image.functions().size(), 0);
@@ -58,7 +58,12 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
   };
   for (const auto &[K, C] : Raw.Branches) {
     bump(St.BranchesTotal, C.Count);
-    Edge E{toAddr(K.first), toAddr(K.second), C.Count, C.Mispred};
+    // Counts are window-weighted estimates; mispredictions keep their
+    // observed ratio.
+    uint64_t Est = Raw.estimate(C.Weight);
+    uint64_t Mis = C.Count ? uint64_t(double(C.Mispred) * Est / C.Count + 0.5)
+                           : 0;
+    Edge E{toAddr(K.first), toAddr(K.second), Est, Mis, C.Count};
     if (E.From == ExternalAddr && E.To == ExternalAddr)
       continue;
     bump(St.BranchesInBinary, C.Count);
@@ -66,7 +71,9 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     touch(E.To);
     P.Branches.push_back(E);
   }
-  for (const auto &[K, C] : Raw.Ranges) {
+  for (const auto &[K, RC] : Raw.Ranges) {
+    // Statistics count entries seen; the CFG counts use the estimates.
+    uint64_t C = RC.Count;
     bump(St.RangesTotal, C);
     if (locDso(K.first) != Dso) {
       bump(St.RangeOtherDso, C);
@@ -77,7 +84,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
       bump(St.RangeOutsideFunctions, C);
       continue;
     }
-    Ranges.push_back({B, E, C});
+    Ranges.push_back({B, E, Raw.estimate(RC.Weight), C});
     touch(B);
     touch(E);
   }
@@ -117,12 +124,13 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     if (FFrom >= 0) {
       ArrayRef<Inst> I = Image.instructions(FFrom);
       int Idx = instIndexAt(I, E.From);
+      uint64_t Seen = E.Seen;
       if (Idx < 0)
-        bump(St.BranchesSourceNotBoundary, E.Count);
+        bump(St.BranchesSourceNotBoundary, Seen);
       else
         SrcKind = I[Idx].Kind;
       if (SrcKind == InstKind::Return)
-        bump(St.BranchesReturn, E.Count);
+        bump(St.BranchesReturn, Seen);
       W[FFrom].Taken.push_back(E);
     }
     if (FTo >= 0) {
@@ -147,31 +155,31 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
   for (const R &Rg : Ranges) {
     int FB = Image.functionAt(Rg.Begin), FE = Image.functionAt(Rg.End);
     if (FB < 0 || FE < 0) {
-      bump(St.RangeOutsideFunctions, Rg.Count);
+      bump(St.RangeOutsideFunctions, Rg.Seen);
       continue;
     }
     if (FB != FE) {
-      bump(St.RangeCrossFunction, Rg.Count);
+      bump(St.RangeCrossFunction, Rg.Seen);
       continue;
     }
     if (Rg.Begin > Rg.End) {
-      bump(St.RangeBackwards, Rg.Count);
+      bump(St.RangeBackwards, Rg.Seen);
       continue;
     }
     ArrayRef<Inst> I = Image.instructions(FB);
     int IB = instIndexAt(I, Rg.Begin), IE = instIndexAt(I, Rg.End);
     if (IB < 0 || IE < 0) {
-      bump(St.RangeNotBoundary, Rg.Count);
+      bump(St.RangeNotBoundary, Rg.Seen);
       continue;
     }
     bool Cross = false;
     for (int K = IB; K < IE && !Cross; ++K)
       Cross = endsFallThrough(I[K].Kind);
     if (Cross) {
-      bump(St.RangeCrossUncond, Rg.Count);
+      bump(St.RangeCrossUncond, Rg.Seen);
       continue;
     }
-    bump(St.RangesValid, Rg.Count);
+    bump(St.RangesValid, Rg.Seen);
     Work &Wk = W[FB];
     Wk.Delta[IB] += int64_t(Rg.Count);
     Wk.Delta[IE + 1] -= int64_t(Rg.Count);
@@ -206,7 +214,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
       Cfg.Blocks.push_back(B);
     }
     for (auto &[K, C] : Wk.FallThrough)
-      Cfg.FallThrough.push_back({K.first, K.second, C, 0});
+      Cfg.FallThrough.push_back({K.first, K.second, C, 0, 0});
     auto ByAddr = [](const Edge &A, const Edge &B) {
       return std::tie(A.From, A.To) < std::tie(B.From, B.To);
     };

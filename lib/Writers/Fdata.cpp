@@ -93,14 +93,15 @@ void writePreAggregated(const RawProfile &Raw, int Dso,
     if (!F || !T)
       continue;
     auto &V = B[{*F, *T}];
-    V.first += C.Count;
-    V.second += C.Mispred;
+    uint64_t Est = Raw.estimate(C.Weight);
+    V.first += Est;
+    V.second += C.Count ? uint64_t(double(C.Mispred) * Est / C.Count + 0.5) : 0;
   }
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> R;
   for (const auto &[K, C] : Raw.Ranges) {
     auto F = addrOf(K.first, Dso, Image), T = addrOf(K.second, Dso, Image);
     if (F && T)
-      R[{*F, *T}] += C;
+      R[{*F, *T}] += Raw.estimate(C.Weight);
   }
   // For a PIE, BOLT expects offsets from the first PT_LOAD's address.
   uint64_t Base = 0;

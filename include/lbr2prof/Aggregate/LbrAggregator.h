@@ -40,10 +40,18 @@ inline int locDso(Loc L) { return int(L >> 48) - 1; }
 inline uint64_t locOffset(Loc L) { return L & ((1ULL << 48) - 1); }
 
 struct BranchCount {
+  /// Entries seen.
   uint64_t Count = 0;
   uint64_t Mispred = 0;
   /// Sum of the cycles fields of these entries (for latency reports).
   uint64_t Cycles = 0;
+  /// Sum of the entries' sampling weights (see RawProfile::scale()).
+  double Weight = 0;
+};
+
+struct RangeCount {
+  uint64_t Count = 0;
+  double Weight = 0;
 };
 
 /// Why entries and ranges were set aside while aggregating.
@@ -65,6 +73,12 @@ struct AggregateStats {
 struct AggregateOptions {
   /// Only samples of these pids (empty = all).
   llvm::DenseSet<uint32_t> Pids;
+  /// Correct the bias of time-based sampling: a sample's stack covers the
+  /// last N branches, so where branches are sparse one branch execution
+  /// lies in the windows of more samples than where they are dense. Each
+  /// entry of a sample is weighted by 1 / (bytes of code the stack's window
+  /// spans), which makes every executed byte equally likely to count.
+  bool WindowWeighting = true;
   /// Drop a duplicated newest entry (Skylake LBR quirk) when the range it
   /// would form is implausible: longer than this or backwards.
   uint64_t DuplicateTopStride = 0x1000;
@@ -73,12 +87,22 @@ struct AggregateOptions {
 /// The aggregated counts: a value with a deterministic text form.
 struct RawProfile {
   llvm::DenseMap<std::pair<Loc, Loc>, BranchCount> Branches;
-  llvm::DenseMap<std::pair<Loc, Loc>, uint64_t> Ranges;
+  llvm::DenseMap<std::pair<Loc, Loc>, RangeCount> Ranges;
   /// Sample IPs (for IP-only profiles).
   llvm::DenseMap<Loc, uint64_t> Ips;
   /// Samples per DSO (by the sample IP), for choosing a binary.
   llvm::DenseMap<int, uint64_t> SamplesPerDso;
   AggregateStats Stats;
+  /// Entries counted, and the sum of their weights: scale() maps weights
+  /// back to execution counts of the same total.
+  uint64_t WeightedEntries = 0;
+  double TotalWeight = 0;
+
+  double scale() const {
+    return TotalWeight > 0 ? double(WeightedEntries) / TotalWeight : 1.0;
+  }
+  /// A weight as an estimated execution count.
+  uint64_t estimate(double W) const;
 
   /// Adds another profile's counts (saturating).
   void merge(const RawProfile &O);
@@ -117,8 +141,9 @@ private:
   std::vector<Loc> From, To;
 };
 
-/// Writes P as sorted text: "B from to count mispred" and
-/// "R begin end count" lines with locations printed as dso:0xoffset.
+/// Writes P as sorted text: "B from to entries mispred estimate" and
+/// "R begin end entries estimate" lines, locations as dso:0xoffset;
+/// estimate is the window-weighted execution count.
 void printRawProfile(const RawProfile &P, const ProcessMaps &Maps,
                      llvm::raw_ostream &OS);
 

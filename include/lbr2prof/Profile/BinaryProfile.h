@@ -31,7 +31,10 @@ constexpr uint64_t ExternalAddr = 0;
 /// A counted edge between binary addresses.
 struct Edge {
   uint64_t From = 0, To = 0;
+  /// Estimated executions and mispredictions (window-weighted).
   uint64_t Count = 0, Mispred = 0;
+  /// Branch-stack entries actually observed.
+  uint64_t Seen = 0;
 };
 
 struct Block {
