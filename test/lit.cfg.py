@@ -33,6 +33,8 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%utils", os.path.join(config.lbr2prof_src_root, "utils")))
 config.substitutions.append(("%srcroot", config.lbr2prof_src_root))
 config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%overlap", config.python_executable + " " +
+                             os.path.join(config.lbr2prof_src_root, "utils", "profile-overlap.py")))
 config.substitutions.append(("%same-tokens", config.python_executable + " " +
                              os.path.join(config.lbr2prof_src_root, "utils", "same-tokens.py")))
 

@@ -168,6 +168,8 @@ def main():
     ap.add_argument("--binary", required=True)
     ap.add_argument("--truth", required=True)
     ap.add_argument("--cfg")
+    ap.add_argument("--min", type=float, default=0.0,
+                    help="exit 1 if the first profile's overlaps are below this")
     ap.add_argument("profiles", nargs="+")
     a = ap.parse_args()
     syms, insns = symbols(a.binary), instructions(a.binary)
@@ -179,12 +181,19 @@ def main():
     if not truth_taken:
         print("error: no truth branches in %s" % a.binary)
         return 1
-    for p in a.profiles:
+    low = False
+    for i, p in enumerate(a.profiles):
         name, path = p.split("=", 1)
-        print("%s branch overlap: %.4f" % (name, overlap(read_fdata(path, syms, insns), truth_taken)))
+        o = overlap(read_fdata(path, syms, insns), truth_taken)
+        print("%s branch overlap: %.4f" % (name, o))
+        low |= i == 0 and o < a.min
     if a.cfg:
-        print("block overlap: %.4f" % block_overlap(a.cfg, syms, insns, inst_counts(tr, insns)))
-    return 0
+        o = block_overlap(a.cfg, syms, insns, inst_counts(tr, insns))
+        print("block overlap: %.4f" % o)
+        low |= o < a.min
+    if low:
+        print("error: below --min %.2f" % a.min)
+    return 1 if low else 0
 
 if __name__ == "__main__":
     sys.exit(main())
