@@ -64,6 +64,10 @@ if have("llvm-profgen"):
     config.available_features.add("llvm-profgen")
 if have("create_llvm_prof"):
     config.available_features.add("create_llvm_prof")
+# AArch64 guests: qemu-aarch64 plus Debian's cross sysroot and libgcc.
+if have("qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.so.6") \
+        and os.path.isdir("/usr/lib/gcc-cross/aarch64-linux-gnu"):
+    config.available_features.add("aarch64-cross")
 if have("valgrind"):
     config.available_features.add("valgrind")
 if have("llvm-bolt"):

@@ -31,12 +31,30 @@ void printBranch(raw_ostream &OS, const BranchEntry &B) {
   OS.write_hex(B.to());
   OS << '/' << Pred << '/' << (B.inTx() ? 'X' : '-') << '/'
      << (B.abort() ? 'A' : '-') << '/' << B.cycles() << '/';
-  // perf 6.1 prints the type name, empty when unknown, and no spec field.
-  OS << branchTypeName(B.type());
+  // perf 6.1 prints the type name, empty when unknown, and no spec field;
+  // an extended type prints its new_type name.
+  static const char *const NewTypes[] = {"FAULT_ALGN", "FAULT_DATA",
+                                         "FAULT_INST", "ARCH_1",
+                                         "ARCH_2",     "ARCH_3",
+                                         "ARCH_4",     "ARCH_5"};
+  if (B.type() == PERF_BR_EXTEND_ABI)
+    OS << (B.newType() < 8 ? NewTypes[B.newType()] : "");
+  else
+    OS << branchTypeName(B.type());
 }
 
-int32_t identPid(const SampleId &Id) {
-  return (Id.Has & PERF_SAMPLE_TID) ? int32_t(Id.Pid) : -1;
+/// The pid perf script shows for a record: the sample_id's, or for
+/// side-band records without sample_id_all the record's own (as perf's
+/// process_*_event handlers substitute it), else -1.
+int32_t identPid(const SampleId &Id, int64_t Own = -1) {
+  if (Id.Has & PERF_SAMPLE_TID)
+    return int32_t(Id.Pid);
+  return int32_t(Own);
+}
+
+bool isGuest(unsigned CpuMode) {
+  return CpuMode == PERF_RECORD_MISC_GUEST_KERNEL ||
+         CpuMode == PERF_RECORD_MISC_GUEST_USER;
 }
 
 /// Prints samples and side-band records as perf script does.
@@ -44,16 +62,72 @@ class LinePrinter : public PerfEventHandler {
 public:
   LinePrinter(raw_ostream &OS, const DumpOptions &O) : OS(OS), Opts(O) {}
   Error onSample(const Sample &S, const RecordInfo &) override {
-    OS << format("%5d ", identPid(S.Ident)) << format("%16" PRIx64, S.Ip);
+    // perf script drops guest samples when it has no guest machine.
+    if (isGuest(S.cpumode()))
+      return Error::success();
+    unsigned Times = printTimes(S);
+    for (unsigned K = 0; K < Times; ++K)
+      printSample(S);
+    return Error::success();
+  }
+
+  /// How many times perf script shows a sample: with PERF_SAMPLE_READ it
+  /// delivers the sample once per read value whose id names an event (a
+  /// group read gives one per member), and drops it when none does.
+  unsigned printTimes(const Sample &S) const {
+    if (!Attrs || S.AttrIndex >= Attrs->size())
+      return 1;
+    const EventAttr &A = (*Attrs)[S.AttrIndex];
+    if (!(A.SampleType & PERF_SAMPLE_READ))
+      return 1;
+    uint64_t RF = A.ReadFormat;
+    if (!(RF & PERF_FORMAT_ID))
+      return 0;
+    unsigned Times = !!(RF & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+                     !!(RF & PERF_FORMAT_TOTAL_TIME_RUNNING);
+    unsigned Per = 2 + !!(RF & PERF_FORMAT_LOST);
+    ArrayRef<ulittle64> R = S.Read;
+    unsigned N = 0;
+    auto known = [&](uint64_t Id) {
+      for (const EventAttr &E : *Attrs)
+        for (uint64_t X : E.Ids)
+          if (X == Id)
+            return true;
+      return false;
+    };
+    if (RF & PERF_FORMAT_GROUP) {
+      for (size_t At = 1 + Times; At + Per <= R.size();
+           At += Per)
+        N += known(R[At + 1]);
+      return N;
+    }
+    // value, [enabled], [running], id, [lost]
+    return R.size() > 1 + Times && known(R[1 + Times]) ? 1 : 0;
+  }
+
+  void printSample(const Sample &S) {
+    OS << format("%5d ", identPid(S.Ident));
+    if (Attrs && S.AttrIndex < Attrs->size() &&
+        ((*Attrs)[S.AttrIndex].SampleType & PERF_SAMPLE_CALLCHAIN)) {
+      // With a call chain, perf prints its frames in place of the IP, one
+      // per line, then the branch stack on a line of its own.
+      OS << '\n';
+      for (uint64_t F : S.Callchain)
+        if (F < PERF_CONTEXT_MAX)
+          OS << '\t' << format("%16" PRIx64, F) << '\n';
+    } else {
+      OS << format("%16" PRIx64, S.Ip);
+    }
     for (const BranchEntry &B : S.Branches)
       printBranch(OS, B);
     OS << '\n';
-    return Error::success();
   }
+  /// Events of the input, to know which samples carry call chains.
+  const std::vector<EventAttr> *Attrs = nullptr;
   Error onMmap(const MmapEvent &E, const RecordInfo &) override {
     if (!Opts.ShowMmapEvents)
       return Error::success();
-    OS << format("%5d ", identPid(E.Ident));
+    OS << format("%5d ", identPid(E.Ident, int32_t(E.Pid)));
     if (E.IsMmap2) {
       OS << "PERF_RECORD_MMAP2 " << int32_t(E.Pid) << '/' << int32_t(E.Tid)
          << ": [" << hex(E.Addr) << '(' << hex(E.Len) << ") @ " << hex(E.PgOff);
@@ -76,7 +150,7 @@ public:
   Error onComm(const CommEvent &E, const RecordInfo &) override {
     if (!Opts.ShowTaskEvents)
       return Error::success();
-    OS << format("%5d ", identPid(E.Ident)) << "PERF_RECORD_COMM"
+    OS << format("%5d ", identPid(E.Ident, int32_t(E.Pid))) << "PERF_RECORD_COMM"
        << (E.isExec() ? " exec" : "") << ": " << E.Comm << ':' << E.Pid << '/'
        << E.Tid << '\n';
     return Error::success();
@@ -84,7 +158,7 @@ public:
   Error onTask(const TaskEvent &E, const RecordInfo &) override {
     if (!Opts.ShowTaskEvents)
       return Error::success();
-    OS << format("%5d ", identPid(E.Ident))
+    OS << format("%5d ", identPid(E.Ident, int32_t(E.Pid)))
        << (E.IsFork ? "PERF_RECORD_FORK(" : "PERF_RECORD_EXIT(") << E.Pid
        << ':' << E.Tid << "):(" << E.PPid << ':' << E.PTid << ")\n";
     return Error::success();
@@ -325,6 +399,7 @@ Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
       C.print(OS, **Src, In);
     } else {
       LinePrinter P(OS, Opts);
+      P.Attrs = &(*Src)->info().Attrs;
       if (Error E = (*Src)->run(P))
         return E;
     }

@@ -66,6 +66,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                                   : std::max(1u, std::thread::hardware_concurrency());
 
   AggregateOptions AO;
+  AO.WindowWeighting = Opts.WindowWeighting;
   for (uint32_t P : Opts.Pids)
     AO.Pids.insert(P);
   LbrAggregator Agg(AO);

@@ -117,6 +117,10 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     }
     Wk.Delta.assign(I.size() + 1, 0);
   }
+  // Check each branch against the disassembly: LBR entries that the code
+  // cannot produce mean a different binary (or a corrupt record) and would
+  // put blocks in the wrong places.
+  std::vector<Edge> Kept;
   for (Edge &E : P.Branches) {
     int FFrom = E.From == ExternalAddr ? -1 : Image.functionAt(E.From);
     int FTo = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
@@ -124,15 +128,29 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     if (FFrom >= 0) {
       ArrayRef<Inst> I = Image.instructions(FFrom);
       int Idx = instIndexAt(I, E.From);
-      uint64_t Seen = E.Seen;
-      if (Idx < 0)
-        bump(St.BranchesSourceNotBoundary, Seen);
-      else
-        SrcKind = I[Idx].Kind;
+      if (Idx < 0) {
+        bump(St.BranchesSourceNotBoundary, E.Seen);
+        continue;
+      }
+      SrcKind = I[Idx].Kind;
+      if (SrcKind == InstKind::Other && E.To != ExternalAddr) {
+        bump(St.BranchesSourceNotBranch, E.Seen);
+        continue;
+      }
+      if (I[Idx].Target && E.To != ExternalAddr && E.To != I[Idx].Target) {
+        bump(St.BranchesWrongTarget, E.Seen);
+        continue;
+      }
       if (SrcKind == InstKind::Return)
-        bump(St.BranchesReturn, Seen);
-      W[FFrom].Taken.push_back(E);
+        bump(St.BranchesReturn, E.Seen);
     }
+    if (FTo >= 0 && instIndexAt(Image.instructions(FTo), E.To) < 0) {
+      bump(St.BranchesTargetNotBoundary, E.Seen);
+      continue;
+    }
+    Kept.push_back(E);
+    if (FFrom >= 0)
+      W[FFrom].Taken.push_back(E);
     if (FTo >= 0) {
       const FunctionSym &T = Image.functions()[FTo];
       bool Jump = FFrom == FTo && SrcKind != InstKind::Return &&
@@ -144,6 +162,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
         W[FTo].EntryCount += E.Count;
     }
   }
+  P.Branches = std::move(Kept);
   for (auto &[F, Wk] : W) {
     std::sort(Wk.Leaders.begin(), Wk.Leaders.end());
     Wk.Leaders.erase(std::unique(Wk.Leaders.begin(), Wk.Leaders.end()),
@@ -290,9 +309,16 @@ void printProfileStats(const ProfileStats &S, const AggregateStats &A,
   line(OS, "total", S.BranchesTotal, BT);
   line(OS, "with an end in the binary", S.BranchesInBinary, BT);
   line(OS, "returns (not written to fdata)", S.BranchesReturn, BT);
-  line(OS, "source not on an instruction boundary",
+  line(OS, "dropped: source not on an instruction boundary",
        S.BranchesSourceNotBoundary, BT);
-  uint64_t Bad = S.RangeNotBoundary.Count + S.BranchesSourceNotBoundary.Count;
+  line(OS, "dropped: target not on an instruction boundary",
+       S.BranchesTargetNotBoundary, BT);
+  line(OS, "dropped: source is not a branch", S.BranchesSourceNotBranch, BT);
+  line(OS, "dropped: target differs from the instruction's",
+       S.BranchesWrongTarget, BT);
+  uint64_t Bad = S.RangeNotBoundary.Count + S.BranchesSourceNotBoundary.Count +
+                 S.BranchesTargetNotBoundary.Count +
+                 S.BranchesSourceNotBranch.Count + S.BranchesWrongTarget.Count;
   uint64_t All = S.RangesTotal.Count + S.BranchesInBinary.Count;
   if (All && Bad * 10 > All)
     OS << "warning: " << format("%.1f%%", 100.0 * Bad / All)

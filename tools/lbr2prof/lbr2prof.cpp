@@ -65,6 +65,9 @@ int main(int argc, char **argv) {
                "recorded one");
   App.add_flag("--no-lbr", Gen.NoLbr,
                "Use sample IPs only (no branch stacks), as perf2bolt -nl");
+  App.add_flag("!--no-window-weighting", Gen.WindowWeighting,
+               "Count every branch-stack entry as 1 instead of correcting "
+               "the bias of time-based sampling");
   App.add_flag("--stats", Gen.Stats,
                "Print what was used and what was dropped, and why");
   App.add_option("--dump", Gen.Dump,

@@ -30,6 +30,8 @@ struct GenerateOptions {
   /// Use sample IPs only (no branch stacks), as perf2bolt -nl.
   bool NoLbr = false;
   bool Stats = false;
+  /// Correct time-based sampling bias (see AggregateOptions).
+  bool WindowWeighting = true;
   /// "raw" or "cfg": also print that stage's text form to stdout.
   std::string Dump;
   unsigned Threads = 0;

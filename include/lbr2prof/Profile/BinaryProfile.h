@@ -71,7 +71,10 @@ struct ProfileStats {
   Reason RangeCrossUncond;       ///< passes an unconditional transfer
   Reason RangeOtherDso;          ///< from another DSO (not this binary)
   Reason BranchesTotal, BranchesInBinary, BranchesReturn;
-  Reason BranchesSourceNotBoundary;
+  Reason BranchesSourceNotBoundary; ///< dropped: source mid-instruction
+  Reason BranchesTargetNotBoundary; ///< dropped: target mid-instruction
+  Reason BranchesSourceNotBranch;   ///< dropped: source cannot branch
+  Reason BranchesWrongTarget;       ///< dropped: differs from encoded target
 };
 
 struct BinaryProfile {
