@@ -71,6 +71,29 @@ Loc LbrAggregator::locate(uint32_t Pid, uint64_t A) const {
   return makeLoc(M->Dso, M->fileOffset(A));
 }
 
+void LbrAggregator::addExactBranch(uint32_t Pid, uint64_t From, uint64_t To,
+                                   uint64_t Count) {
+  Loc F = locate(Pid, From), T = locate(Pid, To);
+  if (F == ExternalLoc && T == ExternalLoc)
+    return;
+  BranchCount &C = Profile.Branches[{F, T}];
+  C.Count += Count;
+  C.Weight += double(Count);
+  Profile.WeightedEntries += Count;
+  Profile.TotalWeight += double(Count);
+}
+
+void LbrAggregator::addExactRange(uint32_t Pid, uint64_t Begin, uint64_t End,
+                                  uint64_t Count) {
+  Loc B = locate(Pid, Begin), E = locate(Pid, End);
+  if (B == ExternalLoc || E == ExternalLoc || locDso(B) != locDso(E))
+    return;
+  RangeCount &C = Profile.Ranges[{B, E}];
+  C.Count += Count;
+  C.Weight += double(Count);
+  ++Profile.SamplesPerDso[locDso(B)];
+}
+
 Error LbrAggregator::onMmap(const MmapEvent &E, const RecordInfo &) {
   Maps.addMmap(E);
   CacheValid = false;

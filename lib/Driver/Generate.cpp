@@ -14,10 +14,14 @@
 #include "lbr2prof/Support/OutputFile.h"
 #include "lbr2prof/Support/Progress.h"
 #include "lbr2prof/Writers/Fdata.h"
+#include "lbr2prof/Writers/SampleProf.h"
+#include "lbr2prof/Profile/SampleProfileBuilder.h"
+#include "lbr2prof/Binary/Symbolizer.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <thread>
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
 
@@ -51,17 +55,81 @@ bool sameBuildId(ArrayRef<uint8_t> A, ArrayRef<uint8_t> B) {
 
 } // namespace
 
+/// Reads an lbr-record truth file (docs/lbr-record.md) as exact counts:
+/// its mappings become MMAP2 events, its ranges and branches are added
+/// with their counts.
+static Error readTruth(StringRef Path, LbrAggregator &Agg) {
+  auto Buf = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  if (!Buf)
+    return makeError("{0}: cannot open: {1}", Path, Buf.getError().message());
+  uint32_t Pid = 0;
+  uint64_t LineNo = 0;
+  std::vector<std::string> Names; // keep filenames alive for MmapEvents
+  for (StringRef Line : split((*Buf)->getBuffer(), '\n')) {
+    ++LineNo;
+    SmallVector<StringRef, 16> F;
+    Line.split(F, ' ', -1, false);
+    if (F.empty() || F[0].starts_with("#"))
+      continue;
+    auto bad = [&]() {
+      InputLocation L;
+      L.File = Path.str();
+      L.Line = LineNo;
+      return inputError(L, "malformed line in lbr-record truth file");
+    };
+    auto hex = [](StringRef S, uint64_t &V) {
+      S.consume_front("0x");
+      return !S.getAsInteger(16, V);
+    };
+    if (F[0] == "process") {
+      if (F.size() < 2 || F[1].getAsInteger(10, Pid))
+        return bad();
+    } else if (F[0] == "mapping") {
+      // mapping I start S end E pgoff O bias B buildid ID path P
+      if (F.size() < 14)
+        return bad();
+      MmapEvent E;
+      E.IsMmap2 = true;
+      E.Pid = E.Tid = Pid;
+      uint64_t Start, End, PgOff;
+      if (!hex(F[3], Start) || !hex(F[5], End) || !hex(F[7], PgOff))
+        return bad();
+      E.Addr = Start;
+      E.Len = End - Start;
+      E.PgOff = PgOff;
+      E.Prot = 5;
+      size_t PathAt = Line.find(" path ");
+      if (PathAt == StringRef::npos)
+        return bad();
+      Names.push_back(Line.drop_front(PathAt + 6).str());
+      E.Filename = Names.back();
+      if (Error Err = Agg.onMmap(E, RecordInfo()))
+        return Err;
+    } else if (F[0] == "branch" || F[0] == "range") {
+      uint64_t A, B, C;
+      unsigned CountField = F[0] == "branch" ? 3 : 4;
+      if (F.size() <= CountField || !hex(F[1], A) || !hex(F[2], B) ||
+          F[CountField].getAsInteger(10, C))
+        return bad();
+      if (F[0] == "branch")
+        Agg.addExactBranch(Pid, A, B, C);
+      else
+        Agg.addExactRange(Pid, A, B, C);
+    }
+  }
+  return Error::success();
+}
+
 Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                   raw_ostream &Err) {
-  if (Opts.Inputs.empty())
+  if (Opts.Inputs.empty() && Opts.FromTruth.empty())
     return makeError("no input: give a perf.data file (or '-' for stdin)");
   Expected<OutputFormat> Format = resolveFormat(Opts.Format, Opts.Output);
   if (!Format)
     return Format.takeError();
-  if (*Format == OutputFormat::Text || *Format == OutputFormat::Binary ||
-      *Format == OutputFormat::ExtBinary)
-    return makeError("LLVM sample profile output is not implemented yet; "
-                     "write --format=fdata or preagg");
+  bool SampleProfile = *Format == OutputFormat::Text ||
+                       *Format == OutputFormat::Binary ||
+                       *Format == OutputFormat::ExtBinary;
   unsigned Threads = Opts.Threads ? Opts.Threads
                                   : std::max(1u, std::thread::hardware_concurrency());
 
@@ -72,6 +140,9 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
   LbrAggregator Agg(AO);
   std::vector<BuildIdEntry> PerfBuildIds;
   std::string EventName;
+  if (!Opts.FromTruth.empty())
+    if (Error E = readTruth(Opts.FromTruth, Agg))
+      return E;
   for (const std::string &In : Opts.Inputs) {
     Expected<std::unique_ptr<EventSource>> Src = openEventSource(In);
     if (!Src)
@@ -105,7 +176,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       S += formatv("\n  {0,10} {1}", N, D < 0 ? "[unknown]" : Dsos[D].Path);
     return S;
   };
-  if (Raw.Stats.Samples == 0)
+  if (Raw.Stats.Samples == 0 && Opts.FromTruth.empty())
     return makeError("{0}: no samples", Opts.Inputs.front());
 
   // Choose the DSO.
@@ -151,6 +222,43 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       return makeError("{0}: no mapping of this binary in the input; samples "
                        "per DSO:{1}",
                        BinPath, listDsos());
+  }
+
+  if (SampleProfile) {
+    if (Raw.Branches.empty())
+      return makeError("{0}: no sample has a branch stack; record with `perf "
+                       "record -b` (or -j any,u)",
+                       Opts.Inputs.empty() ? Opts.FromTruth : Opts.Inputs.front());
+    SymbolizerOptions SO;
+    SO.DebugFile = Opts.DebugFile;
+    SO.DwpFile = Opts.DwpFile;
+    Expected<std::unique_ptr<Symbolizer>> Sym =
+        Symbolizer::create(BinPath, Image.buildId(), SO);
+    if (!Sym)
+      return Sym.takeError();
+    if (!(*Sym)->hasDebugInfo())
+      return makeError("{0}: no debug info (DWARF): a sample profile needs "
+                       "line numbers; build with -g, or give --debug-file; "
+                       "fdata output (-o x.fdata) works without it",
+                       (*Sym)->debugPath());
+    BinaryProfileOptions PO;
+    PO.Threads = Threads;
+    BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
+    SampleProfileResult SP = buildSampleProfile(P, Image, **Sym);
+    if (Opts.Stats) {
+      printProfileStats(P.Stats, Raw.Stats, Err);
+      printSampleProfileStats(SP.Stats, Err);
+    }
+    if (Opts.Dump == "cfg")
+      printCfgs(P, Image, Out);
+    if (Opts.Dump == "raw")
+      printRawProfile(Raw, Agg.maps(), Out);
+    SampleWriterOptions WO;
+    WO.Format = *Format == OutputFormat::Text     ? SampleFormat::Text
+                : *Format == OutputFormat::Binary ? SampleFormat::Binary
+                                                  : SampleFormat::ExtBinary;
+    WO.UseMD5 = Opts.UseMD5;
+    return writeSampleProfile(SP.Profiles, Opts.Output, WO);
   }
 
   Expected<std::unique_ptr<AtomicOutputFile>> OutF =

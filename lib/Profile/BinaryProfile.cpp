@@ -223,6 +223,8 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     for (size_t K = 0; K < I.size(); ++K) {
       Run += Wk.Delta[K];
       InstCount[K] = uint64_t(Run);
+      if (Run > 0)
+        Cfg.InstCounts.push_back({I[K].Addr, uint64_t(Run)});
     }
     for (size_t K = 0; K < Wk.Leaders.size(); ++K) {
       Block B;

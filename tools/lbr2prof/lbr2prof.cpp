@@ -30,6 +30,8 @@ int main(int argc, char **argv) {
                "compiler profiles",
                "lbr2prof"};
   App.footer(R"(Examples:
+  lbr2prof perf.data --binary app -o app.prof     sample profile: clang -O2 -fprofile-sample-use=app.prof
+  lbr2prof perf.data --binary app -o app.txt      the same as text (--format=text|binary|extbinary)
   lbr2prof perf.data --binary app -o app.fdata    BOLT profile: llvm-bolt app -o app.bolt -data=app.fdata
   lbr2prof a.data b.data --binary app -o app.fdata --stats
   lbr2prof perf.data --binary app -o app.preagg   BOLT pre-aggregated text (llvm-bolt --pa -data=...)
@@ -74,6 +76,17 @@ int main(int argc, char **argv) {
                  "Also print a stage to stdout: raw (aggregated addresses) or "
                  "cfg (per-function blocks and edges)")
       ->check(CLI::IsMember({"raw", "cfg"}));
+  App.add_option("--debug-file", Gen.DebugFile,
+                 "Sample profiles: read DWARF from this file (e.g. a .debug "
+                 "file split from a stripped binary)");
+  App.add_option("--dwp", Gen.DwpFile,
+                 "Sample profiles: a .dwp package for split DWARF");
+  App.add_flag("--use-md5", Gen.UseMD5,
+               "Sample profiles: store MD5 hashes instead of names "
+               "(extbinary)");
+  App.add_option("--from-truth", Gen.FromTruth,
+                 "Use the exact counts of an emulated run (utils/lbr-record "
+                 "--truth FILE) instead of perf.data samples");
   App.add_option("-j,--threads", Gen.Threads,
                  "Worker threads (default: all cores)");
 
@@ -115,7 +128,7 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  if (Gen.Inputs.empty()) {
+  if (Gen.Inputs.empty() && Gen.FromTruth.empty()) {
     errs() << App.help();
     return 1;
   }

@@ -126,6 +126,13 @@ public:
   }
   const ProcessMaps &maps() const { return Maps; }
 
+  /// Adds exact counts (from an emulator's truth, not from samples): a
+  /// taken branch / a straight-line run [Begin, End] executed Count times.
+  void addExactBranch(uint32_t Pid, uint64_t From, uint64_t To,
+                      uint64_t Count);
+  void addExactRange(uint32_t Pid, uint64_t Begin, uint64_t End,
+                     uint64_t Count);
+
   /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped).
   Loc locate(uint32_t Pid, uint64_t A) const;
 

@@ -35,6 +35,13 @@ struct GenerateOptions {
   /// "raw" or "cfg": also print that stage's text form to stdout.
   std::string Dump;
   unsigned Threads = 0;
+  /// Sample profiles: DWARF from this file / this .dwp.
+  std::string DebugFile, DwpFile;
+  /// Sample profiles: MD5 names (extbinary).
+  bool UseMD5 = false;
+  /// Exact counts from an emulator truth file (utils/lbr-record --truth)
+  /// instead of perf.data inputs: a profile of the exact execution.
+  std::string FromTruth;
 };
 
 /// Chooses the output format from the option or the output file's name.

@@ -55,6 +55,9 @@ struct FunctionCfg {
   std::vector<Edge> FallThrough;
   /// Calls and other transfers into the entry from elsewhere.
   uint64_t EntryCount = 0;
+  /// Executions of each instruction covered by a valid range, by address
+  /// (instructions never covered are left out).
+  std::vector<std::pair<uint64_t, uint64_t>> InstCounts;
 };
 
 /// Counts of ranges and branches, each kept or dropped with a reason.

@@ -1,0 +1,54 @@
+//===- SampleProfileBuilder.h - counts to an LLVM sample profile -*- C++ -*-===//
+//
+// Builds the line-based sample profile clang's -fprofile-sample-use reads,
+// from a BinaryProfile and the binary's debug info:
+//  - body samples: each executed instruction's count, times its duplication
+//    factor, at its (line offset, discriminator) in the function of its
+//    innermost inline frame, nested under its inline call sites; a location
+//    gets the MAXIMUM over its instructions (not the sum: one long line is
+//    one statement, not many);
+//  - call targets: each call instruction's targets with counts, at the call
+//    site's location (indirect calls included, for promotion), and head
+//    samples on the callee;
+//  - total samples: the sum of body and inlined totals (what clang uses to
+//    rank functions).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_PROFILE_SAMPLEPROFILEBUILDER_H
+#define LBR2PROF_PROFILE_SAMPLEPROFILEBUILDER_H
+
+#include "lbr2prof/Binary/Symbolizer.h"
+#include "lbr2prof/Profile/BinaryProfile.h"
+#include "llvm/ProfileData/SampleProf.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace lbr2prof {
+
+struct SampleProfileStats {
+  uint64_t Instructions = 0;         ///< executed instructions seen
+  uint64_t InstructionsNoDebug = 0;  ///< of which had no line info
+  uint64_t Calls = 0, CallsNoDebug = 0;
+  uint64_t Functions = 0;            ///< top-level profiles
+  uint64_t TotalSamples = 0;
+  /// Sample-weighted mean of (function total / function instructions) over
+  /// the hottest functions holding 99% of the samples.
+  double HotDensity = 0;
+};
+
+struct SampleProfileResult {
+  llvm::sampleprof::SampleProfileMap Profiles;
+  SampleProfileStats Stats;
+};
+
+/// Builds the profile. Names in the result point into Sym, which must
+/// outlive it.
+SampleProfileResult buildSampleProfile(const BinaryProfile &P,
+                                       const BinaryImage &Image,
+                                       Symbolizer &Sym);
+
+void printSampleProfileStats(const SampleProfileStats &S,
+                             llvm::raw_ostream &OS);
+
+} // namespace lbr2prof
+
+#endif

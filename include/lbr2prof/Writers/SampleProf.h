@@ -1,0 +1,31 @@
+//===- SampleProf.h - LLVM sample profile writer ----------------*- C++ -*-===//
+//
+// Writes a SampleProfileMap through LLVM ProfileData's SampleProfileWriter
+// in text, binary or extbinary form (extbinary with the profile summary and,
+// optionally, MD5 names), into a temporary file renamed over Path on
+// success.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_WRITERS_SAMPLEPROF_H
+#define LBR2PROF_WRITERS_SAMPLEPROF_H
+
+#include "llvm/ProfileData/SampleProf.h"
+#include "llvm/Support/Error.h"
+
+namespace lbr2prof {
+
+enum class SampleFormat { Text, Binary, ExtBinary };
+
+struct SampleWriterOptions {
+  SampleFormat Format = SampleFormat::ExtBinary;
+  /// Store MD5 hashes of names instead of names (extbinary only).
+  bool UseMD5 = false;
+};
+
+llvm::Error writeSampleProfile(llvm::sampleprof::SampleProfileMap &Profiles,
+                               llvm::StringRef Path,
+                               const SampleWriterOptions &Opts);
+
+} // namespace lbr2prof
+
+#endif
