@@ -8,6 +8,10 @@
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 using namespace llvm;
 using namespace lbr2prof::perfabi;
@@ -58,7 +62,7 @@ uint64_t RawProfile::estimate(double W) const {
   return V >= 1.8e19 ? ~0ULL : uint64_t(V + 0.5);
 }
 
-Loc LbrAggregator::locate(uint32_t Pid, uint64_t A) const {
+Loc SampleCounter::locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A) {
   if (CacheValid && Pid == CachePid && A >= CacheMap.Start &&
       A < CacheMap.End)
     return makeLoc(CacheMap.Dso, CacheMap.fileOffset(A));
@@ -71,64 +75,16 @@ Loc LbrAggregator::locate(uint32_t Pid, uint64_t A) const {
   return makeLoc(M->Dso, M->fileOffset(A));
 }
 
-void LbrAggregator::addExactBranch(uint32_t Pid, uint64_t From, uint64_t To,
-                                   uint64_t Count) {
-  Loc F = locate(Pid, From), T = locate(Pid, To);
-  if (F == ExternalLoc && T == ExternalLoc)
-    return;
-  BranchCount &C = Profile.Branches[{F, T}];
-  C.Count += Count;
-  C.Weight += double(Count);
-  Profile.WeightedEntries += Count;
-  Profile.TotalWeight += double(Count);
-}
-
-void LbrAggregator::addExactRange(uint32_t Pid, uint64_t Begin, uint64_t End,
-                                  uint64_t Count) {
-  Loc B = locate(Pid, Begin), E = locate(Pid, End);
-  if (B == ExternalLoc || E == ExternalLoc || locDso(B) != locDso(E))
-    return;
-  RangeCount &C = Profile.Ranges[{B, E}];
-  C.Count += Count;
-  C.Weight += double(Count);
-  ++Profile.SamplesPerDso[locDso(B)];
-}
-
-Error LbrAggregator::onMmap(const MmapEvent &E, const RecordInfo &) {
-  Maps.addMmap(E);
-  CacheValid = false;
-  return Error::success();
-}
-
-Error LbrAggregator::onComm(const CommEvent &E, const RecordInfo &) {
-  if (E.isExec()) {
-    Maps.exec(E.Pid);
-    CacheValid = false;
-  }
-  return Error::success();
-}
-
-Error LbrAggregator::onTask(const TaskEvent &E, const RecordInfo &) {
-  if (E.IsFork)
-    Maps.fork(E.Pid, E.PPid);
-  return Error::success();
-}
-
-Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
+void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
+                          ArrayRef<BranchEntry> Br) {
   AggregateStats &St = Profile.Stats;
   ++St.Samples;
-  uint32_t Pid = S.Ident.Pid;
-  if (!Opts.Pids.empty() && !Opts.Pids.count(Pid)) {
-    ++St.SamplesFiltered;
-    return Error::success();
-  }
-  Loc Ip = locate(Pid, S.Ip);
-  ++Profile.Ips[Ip];
-  ++Profile.SamplesPerDso[locDso(Ip)];
-  ArrayRef<BranchEntry> Br = S.Branches;
+  Loc IpLoc = locate(Maps, Pid, Ip);
+  ++Profile.Ips[IpLoc];
+  ++Profile.SamplesPerDso[locDso(IpLoc)];
   if (Br.empty()) {
     ++St.SamplesNoBranches;
-    return Error::success();
+    return;
   }
   St.Entries += Br.size();
   // Skylake can repeat the newest entry. A genuine repeat (a short loop
@@ -145,8 +101,8 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
   From.resize(N);
   To.resize(N);
   for (size_t I = First; I < N; ++I) {
-    From[I] = locate(Pid, Br[I].from());
-    To[I] = locate(Pid, Br[I].to());
+    From[I] = locate(Maps, Pid, Br[I].from());
+    To[I] = locate(Maps, Pid, Br[I].to());
   }
   // The window's span in code bytes: the fall-through runs between entries
   // and from the newest target to the sample IP. Implausible runs (another
@@ -161,58 +117,287 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
         ++Good;
       }
     };
-    run(Br[First].to(), S.Ip);
+    run(Br[First].to(), Ip);
     for (size_t I = First + 1; I < N; ++I)
       run(Br[I].to(), Br[I - 1].from());
     double W = Good ? double(Span) * Runs / Good : 0;
     Weight = W > 0 ? 1.0 / W : 0;
-    if (Weight == 0) {
-      Weight = Profile.WeightedEntries
-                   ? Profile.TotalWeight / double(Profile.WeightedEntries)
-                   : 1.0;
-    }
+    if (Weight == 0)
+      Weight = WeightedSamples ? WeightSum / double(WeightedSamples) : 1.0;
+    ++WeightedSamples;
+    WeightSum += Weight;
   }
+  // One trace per entry: the branch, and the run from its target to the
+  // next newer entry's source (if that entry is usable). One hash update
+  // per entry; branches and ranges are split out in finalize().
+  TraceCount *Last = nullptr;
+  TraceKey LastKey;
+  bool NewerUsable = false;
   for (size_t I = First; I < N; ++I) {
     const BranchEntry &E = Br[I];
+    bool Usable = true;
     if (E.from() == 0 && E.to() == 0) {
       ++St.EntriesZero;
-      continue;
-    }
-    if (E.spec() == 1) { // PERF_BR_SPEC_WRONG_PATH: never retired
+      Usable = false;
+    } else if (E.spec() == 1) { // PERF_BR_SPEC_WRONG_PATH: never retired
       ++St.EntriesWrongPath;
-      continue;
-    }
-    if (From[I] == ExternalLoc && To[I] == ExternalLoc) {
+      Usable = false;
+    } else if (From[I] == ExternalLoc && To[I] == ExternalLoc) {
       ++St.EntriesExternal;
-      continue;
+      // Still a valid neighbour: the run to the newer entry is counted
+      // (and found external) in finalize() through a trace with no branch.
     }
-    BranchCount &C = Profile.Branches[{From[I], To[I]}];
-    ++C.Count;
-    C.Mispred += E.mispred();
-    C.Cycles += E.cycles();
-    C.Weight += Weight;
-    ++Profile.WeightedEntries;
-    Profile.TotalWeight += Weight;
+    bool HasNext = I > First && NewerUsable;
+    NewerUsable = Usable;
+    if (!Usable)
+      continue;
+    TraceKey Key{From[I], To[I], HasNext ? From[I - 1] : NoNext};
+    if (!Last || !(Key == LastKey)) {
+      Last = &Traces[Key];
+      LastKey = Key;
+    }
+    ++Last->Count;
+    Last->Mispred += E.mispred();
+    Last->Cycles += E.cycles();
+    Last->Weight += Weight;
   }
-  // Ranges between consecutive entries: [to of older, from of newer].
-  for (size_t I = First + 1; I < N; ++I) {
-    if ((Br[I].from() == 0 && Br[I].to() == 0) ||
-        (Br[I - 1].from() == 0 && Br[I - 1].to() == 0))
+}
+
+void SampleCounter::finalize() {
+  AggregateStats &St = Profile.Stats;
+  for (const auto &[K, T] : Traces) {
+    if (K.From != ExternalLoc || K.To != ExternalLoc) {
+      BranchCount &C = Profile.Branches[{K.From, K.To}];
+      C.Count += T.Count;
+      C.Mispred += T.Mispred;
+      C.Cycles += T.Cycles;
+      C.Weight += T.Weight;
+      Profile.WeightedEntries += T.Count;
+      Profile.TotalWeight += T.Weight;
+    }
+    if (K.Next == NoNext)
       continue;
-    ++St.Ranges;
-    Loc Begin = To[I], End = From[I - 1];
-    if (Begin == ExternalLoc || End == ExternalLoc) {
-      ++St.RangesExternal;
+    St.Ranges += T.Count;
+    if (K.To == ExternalLoc || K.Next == ExternalLoc) {
+      St.RangesExternal += T.Count;
       continue;
     }
-    if (locDso(Begin) != locDso(End)) {
-      ++St.RangesCrossDso;
+    if (locDso(K.To) != locDso(K.Next)) {
+      St.RangesCrossDso += T.Count;
       continue;
     }
-    RangeCount &RC = Profile.Ranges[{Begin, End}];
-    ++RC.Count;
-    RC.Weight += Weight;
+    RangeCount &RC = Profile.Ranges[{K.To, K.Next}];
+    RC.Count += T.Count;
+    RC.Weight += T.Weight;
   }
+  Traces.clear();
+}
+
+/// Samples copied out of the reader's window, with the maps they need.
+struct LbrAggregator::Batch {
+  struct One {
+    uint32_t Pid;
+    uint32_t N;
+    uint64_t Ip;
+    size_t First;
+  };
+  std::shared_ptr<const ProcessMaps> Maps;
+  std::vector<One> Samples;
+  std::vector<BranchEntry> Entries;
+  void clear() {
+    Maps.reset();
+    Samples.clear();
+    Entries.clear();
+  }
+};
+
+/// Worker threads with a bounded queue of batches and a pool of free ones.
+class LbrAggregator::Workers {
+public:
+  Workers(unsigned N, const AggregateOptions &Opts) {
+    for (unsigned K = 0; K < N; ++K)
+      Counters.push_back(std::make_unique<SampleCounter>(Opts));
+    for (unsigned K = 0; K < N; ++K)
+      Threads.emplace_back([this, K] { work(*Counters[K]); });
+  }
+  ~Workers() { stop(); }
+
+  std::unique_ptr<Batch> take() {
+    std::unique_lock<std::mutex> L(M);
+    if (Free.empty())
+      return std::make_unique<Batch>();
+    std::unique_ptr<Batch> B = std::move(Free.back());
+    Free.pop_back();
+    return B;
+  }
+  /// Queues B, or hands it back when the queue is full: the reading
+  /// thread then counts it itself instead of waiting.
+  std::unique_ptr<Batch> push(std::unique_ptr<Batch> B) {
+    std::unique_lock<std::mutex> L(M);
+    if (Queue.size() >= 2 * Threads.size() + 1)
+      return B;
+    Queue.push_back(std::move(B));
+    NotEmpty.notify_one();
+    return nullptr;
+  }
+  void recycle(std::unique_ptr<Batch> B) {
+    B->clear();
+    std::unique_lock<std::mutex> L(M);
+    Free.push_back(std::move(B));
+  }
+  void stop() {
+    {
+      std::unique_lock<std::mutex> L(M);
+      Done = true;
+      NotEmpty.notify_all();
+    }
+    for (std::thread &T : Threads)
+      if (T.joinable())
+        T.join();
+  }
+  std::vector<std::unique_ptr<SampleCounter>> Counters;
+
+private:
+  void work(SampleCounter &C) {
+    while (true) {
+      std::unique_ptr<Batch> B;
+      {
+        std::unique_lock<std::mutex> L(M);
+        NotEmpty.wait(L, [&] { return Done || !Queue.empty(); });
+        if (Queue.empty())
+          return;
+        B = std::move(Queue.front());
+        Queue.pop_front();
+      }
+      C.invalidate();
+      for (const Batch::One &S : B->Samples)
+        C.count(*B->Maps, S.Pid, S.Ip,
+                ArrayRef<BranchEntry>(B->Entries.data() + S.First, S.N));
+      B->clear();
+      std::unique_lock<std::mutex> L(M);
+      Free.push_back(std::move(B));
+    }
+  }
+  std::mutex M;
+  std::condition_variable NotEmpty;
+  std::deque<std::unique_ptr<Batch>> Queue;
+  std::vector<std::unique_ptr<Batch>> Free;
+  std::vector<std::thread> Threads;
+  bool Done = false;
+};
+
+LbrAggregator::LbrAggregator(AggregateOptions O)
+    : Opts(std::move(O)), Maps(std::make_shared<ProcessMaps>()), Main(Opts) {
+  // The reading thread counts too (when the workers are behind), so N
+  // threads means N - 1 workers.
+  if (Opts.Threads > 1) {
+    Pool = std::make_unique<Workers>(Opts.Threads - 1, Opts);
+    Current = Pool->take();
+  }
+}
+
+LbrAggregator::~LbrAggregator() = default;
+
+ProcessMaps &LbrAggregator::mutableMaps() {
+  flushBatch();
+  if (Maps.use_count() > 1)
+    Maps = std::make_shared<ProcessMaps>(*Maps);
+  Main.invalidate();
+  return *Maps;
+}
+
+void LbrAggregator::flushBatch() {
+  if (!Pool || Current->Samples.empty())
+    return;
+  Current->Maps = Maps;
+  if (std::unique_ptr<Batch> Back = Pool->push(std::move(Current))) {
+    Main.invalidate();
+    for (const Batch::One &S : Back->Samples)
+      Main.count(*Back->Maps, S.Pid, S.Ip,
+                 ArrayRef<BranchEntry>(Back->Entries.data() + S.First, S.N));
+    Main.invalidate();
+    Pool->recycle(std::move(Back));
+  }
+  Current = Pool->take();
+}
+
+void LbrAggregator::finish() {
+  if (Pool) {
+    flushBatch();
+    Pool->stop();
+  }
+  Main.finalize();
+  if (!Pool)
+    return;
+  for (auto &C : Pool->Counters) {
+    C->finalize();
+    Main.Profile.merge(C->Profile);
+  }
+  Pool.reset();
+}
+
+void LbrAggregator::startNewInput() { mutableMaps().clearProcesses(); }
+
+Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
+  uint32_t Pid = S.Ident.Pid;
+  if (!Opts.Pids.empty() && !Opts.Pids.count(Pid)) {
+    ++Main.Profile.Stats.Samples;
+    ++Main.Profile.Stats.SamplesFiltered;
+    return Error::success();
+  }
+  if (!Pool) {
+    Main.count(*Maps, Pid, S.Ip, S.Branches);
+    return Error::success();
+  }
+  Batch &B = *Current;
+  B.Samples.push_back({Pid, uint32_t(S.Branches.size()), S.Ip,
+                       B.Entries.size()});
+  B.Entries.insert(B.Entries.end(), S.Branches.begin(), S.Branches.end());
+  if (B.Samples.size() >= 2048)
+    flushBatch();
+  return Error::success();
+}
+
+void LbrAggregator::addExactBranch(uint32_t Pid, uint64_t From, uint64_t To,
+                                   uint64_t Count) {
+  RawProfile &Profile = Main.Profile;
+  Loc F = Main.locate(*Maps, Pid, From), T = Main.locate(*Maps, Pid, To);
+  if (F == ExternalLoc && T == ExternalLoc)
+    return;
+  BranchCount &C = Profile.Branches[{F, T}];
+  C.Count += Count;
+  C.Weight += double(Count);
+  Profile.WeightedEntries += Count;
+  Profile.TotalWeight += double(Count);
+}
+
+void LbrAggregator::addExactRange(uint32_t Pid, uint64_t Begin, uint64_t End,
+                                  uint64_t Count) {
+  RawProfile &Profile = Main.Profile;
+  Loc B = Main.locate(*Maps, Pid, Begin), E = Main.locate(*Maps, Pid, End);
+  if (B == ExternalLoc || E == ExternalLoc || locDso(B) != locDso(E))
+    return;
+  RangeCount &C = Profile.Ranges[{B, E}];
+  C.Count += Count;
+  C.Weight += double(Count);
+  ++Profile.SamplesPerDso[locDso(B)];
+}
+
+Error LbrAggregator::onMmap(const MmapEvent &E, const RecordInfo &) {
+  if (E.isExecutable())
+    mutableMaps().addMmap(E);
+  return Error::success();
+}
+
+Error LbrAggregator::onComm(const CommEvent &E, const RecordInfo &) {
+  if (E.isExec())
+    mutableMaps().exec(E.Pid);
+  return Error::success();
+}
+
+Error LbrAggregator::onTask(const TaskEvent &E, const RecordInfo &) {
+  if (E.IsFork && E.Pid != E.PPid)
+    mutableMaps().fork(E.Pid, E.PPid);
   return Error::success();
 }
 

@@ -1,7 +1,7 @@
 //===- ProcessMaps.cpp - per-process executable mappings ------------------===//
 //
 // Mappings are kept sorted by start address per process; lookups are binary
-// searches behind a one-entry cache of the last process asked about.
+// searches (callers cache the last mapping they used).
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/ProcessMaps.h"
@@ -60,7 +60,6 @@ void ProcessMaps::addMmap(const MmapEvent &E) {
                   (E.Misc & perfabi::PERF_RECORD_MISC_CPUMODE_MASK) ==
                       perfabi::PERF_RECORD_MISC_KERNEL;
   insert(IsKernel ? Kernel : ByPid[E.Pid], M);
-  LastPid = ~0u;
 }
 
 void ProcessMaps::fork(uint32_t Pid, uint32_t PPid) {
@@ -71,13 +70,9 @@ void ProcessMaps::fork(uint32_t Pid, uint32_t PPid) {
     MapList Copy = It->second;
     ByPid[Pid] = std::move(Copy);
   }
-  LastPid = ~0u;
 }
 
-void ProcessMaps::exec(uint32_t Pid) {
-  ByPid.erase(Pid);
-  LastPid = ~0u;
-}
+void ProcessMaps::exec(uint32_t Pid) { ByPid.erase(Pid); }
 
 const Mapping *ProcessMaps::lookup(const MapList &L, uint64_t A) {
   auto It = std::upper_bound(
@@ -90,13 +85,9 @@ const Mapping *ProcessMaps::lookup(const MapList &L, uint64_t A) {
 }
 
 const Mapping *ProcessMaps::find(uint32_t Pid, uint64_t A) const {
-  if (Pid != LastPid) {
-    auto It = ByPid.find(Pid);
-    LastList = It == ByPid.end() ? nullptr : &It->second;
-    LastPid = Pid;
-  }
-  if (LastList)
-    if (const Mapping *M = lookup(*LastList, A))
+  auto It = ByPid.find(Pid);
+  if (It != ByPid.end())
+    if (const Mapping *M = lookup(It->second, A))
       return M;
   return lookup(Kernel, A);
 }

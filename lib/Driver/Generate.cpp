@@ -135,6 +135,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
 
   AggregateOptions AO;
   AO.WindowWeighting = Opts.WindowWeighting;
+  AO.Threads = Threads;
   for (uint32_t P : Opts.Pids)
     AO.Pids.insert(P);
   LbrAggregator Agg(AO);
@@ -156,6 +157,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       EventName = Info.Attrs[0].Name.empty() ? "cycles" : Info.Attrs[0].Name;
     Agg.startNewInput();
   }
+  Agg.finish();
   RawProfile &Raw = Agg.profile();
   const std::vector<DsoInfo> &Dsos = Agg.maps().dsos();
   auto buildIdOf = [&](int D) -> ArrayRef<uint8_t> {

@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 namespace lbr2prof {
@@ -79,6 +80,8 @@ struct AggregateOptions {
   /// entry of a sample is weighted by 1 / (bytes of code the stack's window
   /// spans), which makes every executed byte equally likely to count.
   bool WindowWeighting = true;
+  /// Threads counting samples (1: count on the reading thread).
+  unsigned Threads = 1;
   /// Drop a duplicated newest entry (Skylake LBR quirk) when the range it
   /// would form is implausible: longer than this or backwards.
   uint64_t DuplicateTopStride = 0x1000;
@@ -108,23 +111,83 @@ struct RawProfile {
   void merge(const RawProfile &O);
 };
 
-/// Consumes events from a reader and fills a RawProfile.
+/// Counts the branch stacks of samples into a RawProfile, given the
+/// process mappings in force. One per thread.
+class alignas(128) SampleCounter {
+public:
+  SampleCounter(const AggregateOptions &Opts) : Opts(Opts) {}
+  /// Counts one sample's branch stack (newest entry first).
+  void count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
+             llvm::ArrayRef<BranchEntry> Br);
+  /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped).
+  Loc locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A);
+  /// Forget the cached mapping (the maps changed).
+  void invalidate() { CacheValid = false; }
+  /// Moves the counted traces into Profile's branches and ranges.
+  void finalize();
+  RawProfile Profile;
+
+  /// A taken branch and the run after it: From -> To, then straight on to
+  /// Next (the newer entry's source), or NoNext.
+  struct TraceKey {
+    Loc From = 0, To = 0, Next = 0;
+    bool operator==(const TraceKey &O) const {
+      return From == O.From && To == O.To && Next == O.Next;
+    }
+  };
+  struct TraceCount {
+    uint64_t Count = 0, Mispred = 0, Cycles = 0;
+    double Weight = 0;
+  };
+  /// Below any real Loc (those have a DSO in the top bits), above External.
+  static constexpr Loc NoNext = 1;
+  struct TraceKeyInfo {
+    static TraceKey getEmptyKey() { return {~0ULL, ~0ULL, ~0ULL}; }
+    static TraceKey getTombstoneKey() { return {~0ULL - 1, ~0ULL, ~0ULL}; }
+    static unsigned getHashValue(const TraceKey &K) {
+      uint64_t H = K.From * 0x9e3779b97f4a7c15ULL;
+      H ^= (K.To + (H << 6) + (H >> 2)) * 0xc2b2ae3d27d4eb4fULL;
+      H ^= (K.Next + (H << 6) + (H >> 2)) * 0x165667b19e3779f9ULL;
+      return unsigned(H ^ (H >> 32));
+    }
+    static bool isEqual(const TraceKey &A, const TraceKey &B) { return A == B; }
+  };
+
+private:
+  const AggregateOptions &Opts;
+  uint32_t CachePid = ~0u;
+  Mapping CacheMap;
+  bool CacheValid = false;
+  /// Per-sample scratch (no allocation per sample once warmed up).
+  std::vector<Loc> From, To;
+  llvm::DenseMap<TraceKey, TraceCount, TraceKeyInfo> Traces;
+  /// Running mean of sample weights (fallback for unmeasurable windows).
+  uint64_t WeightedSamples = 0;
+  double WeightSum = 0;
+};
+
+/// Consumes events from a reader and fills a RawProfile. With several
+/// threads, samples are copied into batches that worker threads count into
+/// their own RawProfiles, merged by finish(); each batch carries the
+/// (immutable) mappings in force when its samples were taken, so side-band
+/// records keep their order relative to samples.
 class LbrAggregator : public PerfEventHandler {
 public:
-  explicit LbrAggregator(AggregateOptions Opts) : Opts(std::move(Opts)) {}
+  explicit LbrAggregator(AggregateOptions Opts);
+  ~LbrAggregator() override;
   llvm::Error onSample(const Sample &S, const RecordInfo &R) override;
   llvm::Error onMmap(const MmapEvent &E, const RecordInfo &R) override;
   llvm::Error onComm(const CommEvent &E, const RecordInfo &R) override;
   llvm::Error onTask(const TaskEvent &E, const RecordInfo &R) override;
 
-  RawProfile &profile() { return Profile; }
+  /// Waits for the workers and merges their counts. Call once after the
+  /// last input, before profile().
+  void finish();
+  RawProfile &profile() { return Main.Profile; }
   /// Call between input files: pids and mappings belong to one recording,
   /// while DSO numbering (and so every Loc) stays shared.
-  void startNewInput() {
-    Maps.clearProcesses();
-    CacheValid = false;
-  }
-  const ProcessMaps &maps() const { return Maps; }
+  void startNewInput();
+  const ProcessMaps &maps() const { return *Maps; }
 
   /// Adds exact counts (from an emulator's truth, not from samples): a
   /// taken branch / a straight-line run [Begin, End] executed Count times.
@@ -133,19 +196,19 @@ public:
   void addExactRange(uint32_t Pid, uint64_t Begin, uint64_t End,
                      uint64_t Count);
 
-  /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped).
-  Loc locate(uint32_t Pid, uint64_t A) const;
+  struct Batch;
+  class Workers;
 
 private:
+  /// The maps, copied first if a batch in flight still uses them.
+  ProcessMaps &mutableMaps();
+  void flushBatch();
+
   AggregateOptions Opts;
-  ProcessMaps Maps;
-  RawProfile Profile;
-  /// Cache of the last mapping used by locate().
-  mutable uint32_t CachePid = ~0u;
-  mutable Mapping CacheMap;
-  mutable bool CacheValid = false;
-  /// Per-sample scratch (no allocation per sample once warmed up).
-  std::vector<Loc> From, To;
+  std::shared_ptr<ProcessMaps> Maps;
+  SampleCounter Main;
+  std::unique_ptr<Workers> Pool;
+  std::unique_ptr<Batch> Current;
 };
 
 /// Writes P as sorted text: "B from to entries mispred estimate" and

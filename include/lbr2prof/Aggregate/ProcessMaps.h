@@ -48,7 +48,8 @@ public:
   /// exec(): the process's old mappings are gone.
   void exec(uint32_t Pid);
   /// The mapping holding runtime address A in process Pid, or null. Kernel
-  /// addresses are looked up among the kernel's mappings.
+  /// addresses are looked up among the kernel's mappings. Safe to call from
+  /// several threads at once (no hidden cache).
   const Mapping *find(uint32_t Pid, uint64_t A) const;
   const std::vector<DsoInfo> &dsos() const { return Dsos; }
   /// Forgets every process (between input files) but keeps the DSO table,
@@ -56,7 +57,6 @@ public:
   void clearProcesses() {
     ByPid.clear();
     Kernel.clear();
-    LastPid = ~0u;
   }
 
 private:
@@ -70,9 +70,6 @@ private:
   MapList Kernel;
   std::vector<DsoInfo> Dsos;
   llvm::StringMap<unsigned> DsoByPath;
-  /// One-entry cache of the last lookup (samples come in runs).
-  mutable uint32_t LastPid = ~0u;
-  mutable const MapList *LastList = nullptr;
 };
 
 } // namespace lbr2prof
