@@ -57,6 +57,47 @@ void RawProfile::merge(const RawProfile &O) {
   S.RangesCrossDso += T.RangesCrossDso;
 }
 
+void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {
+  auto re = [&](Loc L) {
+    if (L == ExternalLoc)
+      return L;
+    auto It = OldToNew.find(locDso(L));
+    return It == OldToNew.end() ? L : makeLoc(It->second, locOffset(L));
+  };
+  // Move the counts into a profile keyed by the new names; merge() sums
+  // the keys that now collide.
+  RawProfile Renamed;
+  Renamed.Stats = Stats;
+  Renamed.WeightedEntries = WeightedEntries;
+  Renamed.TotalWeight = TotalWeight;
+  RawProfile One;
+  for (const auto &[K, V] : Branches) {
+    One.Branches.clear();
+    One.Branches[{re(K.first), re(K.second)}] = V;
+    Renamed.merge(One);
+  }
+  One.Branches.clear();
+  for (const auto &[K, V] : Ranges) {
+    One.Ranges.clear();
+    One.Ranges[{re(K.first), re(K.second)}] = V;
+    Renamed.merge(One);
+  }
+  One.Ranges.clear();
+  for (const auto &[K, V] : Ips) {
+    One.Ips.clear();
+    One.Ips[re(K)] = V;
+    Renamed.merge(One);
+  }
+  One.Ips.clear();
+  for (const auto &[K, V] : SamplesPerDso) {
+    One.SamplesPerDso.clear();
+    auto It = OldToNew.find(K);
+    One.SamplesPerDso[It == OldToNew.end() ? K : It->second] = V;
+    Renamed.merge(One);
+  }
+  *this = std::move(Renamed);
+}
+
 uint64_t RawProfile::estimate(double W) const {
   double V = W * scale();
   return V >= 1.8e19 ? ~0ULL : uint64_t(V + 0.5);

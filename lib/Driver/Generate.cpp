@@ -17,6 +17,7 @@
 #include "lbr2prof/Writers/SampleProf.h"
 #include "lbr2prof/Profile/SampleProfileBuilder.h"
 #include "lbr2prof/Binary/Symbolizer.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
@@ -198,33 +199,50 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
   if (!Img)
     return Img.takeError();
   const BinaryImage &Image = **Img;
-  if (Dso < 0) {
-    StringRef Base = sys::path::filename(BinPath);
-    uint64_t Best = 0;
-    bool Any = false;
-    for (int D = 0; D < int(Dsos.size()); ++D) {
-      ArrayRef<uint8_t> Id = buildIdOf(D);
-      bool IdMatch = !Id.empty() && sameBuildId(Id, Image.buildId());
-      bool NameMatch = sys::path::filename(Dsos[D].Path) == Base;
-      if (!IdMatch && !NameMatch)
-        continue;
-      if (NameMatch && !IdMatch && !Id.empty() && !Image.buildId().empty() &&
-          !Opts.IgnoreBuildId)
+  // Every mapped file that is this binary (same build-id, or same file
+  // name when the recording has no build-id for it) counts as one.
+  StringRef Base = sys::path::filename(BinPath);
+  DenseMap<int, int> Same;
+  bool Any = Dso >= 0;
+  uint64_t Best = 0;
+  for (int D = 0; D < int(Dsos.size()); ++D) {
+    ArrayRef<uint8_t> Id = buildIdOf(D);
+    bool IdMatch = !Id.empty() && sameBuildId(Id, Image.buildId());
+    bool NameMatch = sys::path::filename(Dsos[D].Path) == Base;
+    if (!IdMatch && !NameMatch)
+      continue;
+    if (!IdMatch && !Id.empty() && !Image.buildId().empty()) {
+      if (!Opts.IgnoreBuildId)
         return makeError(
             "{0}: build-id {1} differs from the profiled {2} ({3}); use "
             "--ignore-build-id to use it anyway",
             BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
             toHex(Id, true));
-      Any = true;
-      uint64_t N = Raw.SamplesPerDso.lookup(D);
-      if (Dso < 0 || N > Best)
-        Best = N, Dso = D;
     }
-    if (!Any)
-      return makeError("{0}: no mapping of this binary in the input; samples "
-                       "per DSO:{1}",
-                       BinPath, listDsos());
+    Any = true;
+    uint64_t N = Raw.SamplesPerDso.lookup(D);
+    if (Opts.Binary.empty())
+      continue; // the file with the most samples was chosen above
+    if (Dso < 0 || N > Best)
+      Best = N, Dso = D;
   }
+  if (!Any)
+    return makeError("{0}: no mapping of this binary in the input; samples "
+                     "per DSO:{1}",
+                     BinPath, listDsos());
+  for (int D = 0; D < int(Dsos.size()); ++D) {
+    ArrayRef<uint8_t> Id = buildIdOf(D);
+    bool IdMatch = !Id.empty() && sameBuildId(Id, Image.buildId());
+    bool NameMatch = sys::path::filename(Dsos[D].Path) == Base &&
+                     (Id.empty() || Opts.IgnoreBuildId);
+    if (D != Dso && (IdMatch || NameMatch))
+      Same[D] = Dso;
+  }
+  if (!Same.empty())
+    Raw.renameDsos(Same);
+  if (Raw.SamplesPerDso.lookup(Dso) == 0)
+    return makeError("{0}: no samples in this binary; samples per DSO:{1}",
+                     BinPath, listDsos());
 
   if (SampleProfile) {
     if (Raw.Branches.empty())

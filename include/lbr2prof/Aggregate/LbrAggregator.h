@@ -109,6 +109,9 @@ struct RawProfile {
 
   /// Adds another profile's counts (saturating).
   void merge(const RawProfile &O);
+  /// Renames DSO indices (Old -> New) in every key, merging counts: the same
+  /// binary mapped from several paths becomes one.
+  void renameDsos(const llvm::DenseMap<int, int> &OldToNew);
 };
 
 /// Counts the branch stacks of samples into a RawProfile, given the
