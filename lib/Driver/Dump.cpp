@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Driver/Dump.h"
+#include "ProgressHandler.h"
 #include "lbr2prof/Aggregate/ProcessMaps.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "lbr2prof/Support/Progress.h"
@@ -394,7 +395,8 @@ Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
       return Src.takeError();
     if (Opts.Summary) {
       SummaryCollector C;
-      if (Error E = (*Src)->run(C))
+      ProgressHandler PH(C, **Src, "reading " + In);
+      if (Error E = (*Src)->run(PH))
         return E;
       C.print(OS, **Src, In);
     } else {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Driver/Generate.h"
+#include "ProgressHandler.h"
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "lbr2prof/PerfData/PerfReader.h"
@@ -149,7 +150,8 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     Expected<std::unique_ptr<EventSource>> Src = openEventSource(In);
     if (!Src)
       return Src.takeError();
-    if (Error E = (*Src)->run(Agg))
+    ProgressHandler PH(Agg, **Src, "reading " + In);
+    if (Error E = (*Src)->run(PH))
       return E;
     const PerfFileInfo &Info = (*Src)->info();
     PerfBuildIds.insert(PerfBuildIds.end(), Info.BuildIds.begin(),
