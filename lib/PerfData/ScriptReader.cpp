@@ -222,8 +222,11 @@ Error ScriptReader::line(StringRef L, PerfEventHandler &H) {
       R.Type = PERF_RECORD_COMM;
       if (Rest.ltrim().starts_with("exec"))
         E.Misc = PERF_RECORD_MISC_COMM_EXEC;
-      StringRef Body = Rest.drop_until([](char C) { return C == ':'; });
-      Body = Body.drop_front().trim();
+      // "PERF_RECORD_COMM: name:pid/tid" or "PERF_RECORD_COMM exec: ...".
+      StringRef Body = Rest;
+      if (!Kind.ends_with(":"))
+        Body = Rest.drop_until([](char C) { return C == ':'; }).drop_front();
+      Body = Body.trim();
       size_t Colon = Body.rfind(':');
       if (Colon == StringRef::npos)
         return err("expected name:pid/tid in COMM line");
