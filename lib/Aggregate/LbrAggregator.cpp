@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "lbr2prof/Support/Error.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
 #include <condition_variable>
@@ -234,23 +235,75 @@ void SampleCounter::finalize() {
   Traces.clear();
 }
 
-/// Samples copied out of the reader's window, with the maps they need.
+void SampleCounter::countIfSelected(const ProcessMaps &Maps,
+                                    const Sample &S) {
+  if (!Opts.Pids.empty() && !Opts.Pids.count(S.Ident.Pid)) {
+    ++Profile.Stats.Samples;
+    ++Profile.Stats.SamplesFiltered;
+    return;
+  }
+  count(Maps, S.Ident.Pid, S.Ip, S.Branches);
+}
+
+/// Samples for a worker, with the maps they need: raw SAMPLE records still
+/// in the reader's buffers (kept alive here), or samples decoded and copied
+/// when their bytes live in a reused buffer.
 struct LbrAggregator::Batch {
-  struct One {
+  struct Copied {
     uint32_t Pid;
     uint32_t N;
     uint64_t Ip;
     size_t First;
   };
+  struct Raw {
+    const uint8_t *Bytes;
+    uint16_t Size;
+    unsigned Attr;
+    uint64_t FileOffset, Index;
+  };
   std::shared_ptr<const ProcessMaps> Maps;
-  std::vector<One> Samples;
+  std::vector<Copied> Samples;
   std::vector<BranchEntry> Entries;
+  std::vector<Raw> Records;
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> Windows;
+  std::vector<SampleDecoder> Decoders;
+  std::shared_ptr<const std::string> Input;
+  size_t size() const { return Samples.size() + Records.size(); }
   void clear() {
     Maps.reset();
     Samples.clear();
     Entries.clear();
+    Records.clear();
+    Windows.clear();
   }
 };
+
+/// Counts a batch; the first malformed record is reported in Err.
+static void countBatch(const LbrAggregator::Batch &B, SampleCounter &C,
+                       std::string &Err) {
+  C.invalidate();
+  for (const auto &S : B.Samples)
+    C.count(*B.Maps, S.Pid, S.Ip,
+            ArrayRef<BranchEntry>(B.Entries.data() + S.First, S.N));
+  Sample S;
+  std::string Why;
+  for (const auto &R : B.Records) {
+    S = Sample();
+    if (!B.Decoders[R.Attr].decode(ArrayRef<uint8_t>(R.Bytes, R.Size), R.Attr,
+                                   S, Why)) {
+      if (Err.empty()) {
+        InputLocation L;
+        L.File = B.Input ? *B.Input : "";
+        L.Offset = R.FileOffset;
+        L.Record = R.Index;
+        L.RecordKind = "SAMPLE";
+        Err = L.str() + ": " + Why;
+      }
+      continue;
+    }
+    C.countIfSelected(*B.Maps, S);
+  }
+}
 
 /// Worker threads with a bounded queue of batches and a pool of free ones.
 class LbrAggregator::Workers {
@@ -297,23 +350,31 @@ public:
         T.join();
   }
   std::vector<std::unique_ptr<SampleCounter>> Counters;
+  /// The first malformed record a worker found (guarded by M).
+  std::string Error;
+  void noteError(const std::string &E) {
+    std::unique_lock<std::mutex> L(M);
+    if (Error.empty())
+      Error = E;
+  }
 
 private:
   void work(SampleCounter &C) {
+    std::string Err;
     while (true) {
       std::unique_ptr<Batch> B;
       {
         std::unique_lock<std::mutex> L(M);
         NotEmpty.wait(L, [&] { return Done || !Queue.empty(); });
-        if (Queue.empty())
+        if (Queue.empty()) {
+          if (!Err.empty() && Error.empty())
+            Error = Err;
           return;
+        }
         B = std::move(Queue.front());
         Queue.pop_front();
       }
-      C.invalidate();
-      for (const Batch::One &S : B->Samples)
-        C.count(*B->Maps, S.Pid, S.Ip,
-                ArrayRef<BranchEntry>(B->Entries.data() + S.First, S.N));
+      countBatch(*B, C, Err);
       B->clear();
       std::unique_lock<std::mutex> L(M);
       Free.push_back(std::move(B));
@@ -348,33 +409,37 @@ ProcessMaps &LbrAggregator::mutableMaps() {
 }
 
 void LbrAggregator::flushBatch() {
-  if (!Pool || Current->Samples.empty())
+  if (!Pool || Current->size() == 0)
     return;
   Current->Maps = Maps;
   if (std::unique_ptr<Batch> Back = Pool->push(std::move(Current))) {
+    std::string Err;
+    countBatch(*Back, Main, Err);
     Main.invalidate();
-    for (const Batch::One &S : Back->Samples)
-      Main.count(*Back->Maps, S.Pid, S.Ip,
-                 ArrayRef<BranchEntry>(Back->Entries.data() + S.First, S.N));
-    Main.invalidate();
+    if (!Err.empty())
+      Pool->noteError(Err);
     Pool->recycle(std::move(Back));
   }
   Current = Pool->take();
 }
 
-void LbrAggregator::finish() {
+Error LbrAggregator::finish() {
   if (Pool) {
     flushBatch();
     Pool->stop();
   }
   Main.finalize();
   if (!Pool)
-    return;
+    return Error::success();
   for (auto &C : Pool->Counters) {
     C->finalize();
     Main.Profile.merge(C->Profile);
   }
+  std::string Err = Pool->Error;
   Pool.reset();
+  if (!Err.empty())
+    return createStringError(inconvertibleErrorCode(), Err);
+  return Error::success();
 }
 
 void LbrAggregator::startNewInput() { mutableMaps().clearProcesses(); }
@@ -394,7 +459,38 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
   B.Samples.push_back({Pid, uint32_t(S.Branches.size()), S.Ip,
                        B.Entries.size()});
   B.Entries.insert(B.Entries.end(), S.Branches.begin(), S.Branches.end());
-  if (B.Samples.size() >= 2048)
+  if (B.size() >= 2048)
+    flushBatch();
+  return Error::success();
+}
+
+Error LbrAggregator::onRawSample(const RecordInfo &R, unsigned AttrIndex,
+                                 const SampleDecoder &D) {
+  Batch &B = *Current;
+  if (!R.Window) {
+    // The bytes live in a reused buffer: decode and copy now.
+    Sample S;
+    std::string Why;
+    if (!D.decode(R.Bytes, AttrIndex, S, Why)) {
+      InputLocation L;
+      L.File = InputName;
+      L.Offset = R.FileOffset;
+      L.Record = R.Index;
+      L.RecordKind = "SAMPLE";
+      return inputError(L, Why);
+    }
+    return onSample(S, R);
+  }
+  if (B.Windows.empty() || B.Windows.back() != *R.Window)
+    B.Windows.push_back(*R.Window);
+  if (B.Decoders.size() <= AttrIndex)
+    B.Decoders.resize(AttrIndex + 1);
+  B.Decoders[AttrIndex] = D;
+  if (!B.Input || *B.Input != InputName)
+    B.Input = std::make_shared<const std::string>(InputName);
+  B.Records.push_back({R.Bytes.data(), uint16_t(R.Bytes.size()), AttrIndex,
+                       R.FileOffset, R.Index});
+  if (B.size() >= 2048)
     flushBatch();
   return Error::success();
 }

@@ -150,6 +150,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     Expected<std::unique_ptr<EventSource>> Src = openEventSource(In);
     if (!Src)
       return Src.takeError();
+    Agg.setInputName(In);
     ProgressHandler PH(Agg, **Src, "reading " + In);
     if (Error E = (*Src)->run(PH))
       return E;
@@ -160,7 +161,8 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       EventName = Info.Attrs[0].Name.empty() ? "cycles" : Info.Attrs[0].Name;
     Agg.startNewInput();
   }
-  Agg.finish();
+  if (Error E = Agg.finish())
+    return E;
   RawProfile &Raw = Agg.profile();
   const std::vector<DsoInfo> &Dsos = Agg.maps().dsos();
   auto buildIdOf = [&](int D) -> ArrayRef<uint8_t> {

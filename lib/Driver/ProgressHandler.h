@@ -37,6 +37,11 @@ public:
   llvm::Error onLost(const LostEvent &E, const RecordInfo &R) override {
     return Inner.onLost(E, R);
   }
+  bool wantsRawSamples() const override { return Inner.wantsRawSamples(); }
+  llvm::Error onRawSample(const RecordInfo &R, unsigned AttrIndex,
+                          const SampleDecoder &D) override {
+    return Inner.onRawSample(R, AttrIndex, D);
+  }
 
 private:
   PerfEventHandler &Inner;

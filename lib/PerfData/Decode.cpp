@@ -426,4 +426,33 @@ bool decodeSample(ArrayRef<uint8_t> Body, const Layout &L, Sample &S,
 }
 
 } // namespace decode
+
+SampleDecoder::SampleDecoder(const EventAttr &A) {
+  decode::Layout L = decode::makeLayout(A);
+  SampleType = L.SampleType;
+  ReadFormat = L.ReadFormat;
+  RegsUser = L.RegsUserCount;
+  RegsIntr = L.RegsIntrCount;
+  HwIdx = L.HwIdx;
+  Counters = L.BranchCounters;
+}
+
+bool SampleDecoder::decode(ArrayRef<uint8_t> Record, unsigned AttrIndex,
+                           Sample &S, std::string &Why) const {
+  decode::Layout L;
+  L.SampleType = SampleType;
+  L.ReadFormat = ReadFormat;
+  L.RegsUserCount = RegsUser;
+  L.RegsIntrCount = RegsIntr;
+  L.HwIdx = HwIdx;
+  L.BranchCounters = Counters;
+  if (Record.size() < 8) {
+    Why = "record shorter than its header";
+    return false;
+  }
+  S.AttrIndex = AttrIndex;
+  S.Misc = support::endian::read16le(Record.data() + 4);
+  return decode::decodeSample(Record.drop_front(8), L, S, Why);
+}
+
 } // namespace lbr2prof

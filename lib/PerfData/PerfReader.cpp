@@ -45,6 +45,10 @@ Error PerfEventHandler::onTask(const TaskEvent &, const RecordInfo &) {
 Error PerfEventHandler::onLost(const LostEvent &, const RecordInfo &) {
   return Error::success();
 }
+Error PerfEventHandler::onRawSample(const RecordInfo &, unsigned,
+                                    const SampleDecoder &) {
+  return Error::success();
+}
 
 int PerfFileInfo::attrForId(uint64_t Id) const {
   auto It = IdToAttr.find(Id);
@@ -274,15 +278,22 @@ Error PerfReader::Impl::fill(size_t Need) {
   if (End - Pos >= Need || Eof)
     return Error::success();
   if (Pos) {
-    memmove(Buf.data(), Buf.data() + Pos, End - Pos);
+    if (Win.use_count() > 1) {
+      // A handler keeps records of this window: continue in a new one.
+      auto New = std::make_shared<std::vector<uint8_t>>(Win->size());
+      memcpy(New->data(), Win->data() + Pos, End - Pos);
+      Win = std::move(New);
+    } else {
+      memmove(Win->data(), Win->data() + Pos, End - Pos);
+    }
     BufBase += Pos;
     End -= Pos;
     Pos = 0;
   }
-  if (Buf.size() < Need)
-    Buf.resize(Need);
+  if (buf().size() < Need)
+    buf().resize(Need);
   while (End < Need && !Eof) {
-    size_t Want = Buf.size() - End;
+    size_t Want = buf().size() - End;
     uint64_t Limit = DataEnd - (BufBase + End);
     if (Want > Limit)
       Want = Limit;
@@ -290,7 +301,7 @@ Error PerfReader::Impl::fill(size_t Need) {
       Eof = true;
       break;
     }
-    Expected<size_t> Got = Src->read(Buf.data() + End, Want);
+    Expected<size_t> Got = Src->read(buf().data() + End, Want);
     if (!Got)
       return Got.takeError();
     if (*Got == 0)
@@ -314,11 +325,17 @@ Error PerfReader::Impl::skipBytes(uint64_t N, const InputLocation &L) {
                                    N));
     BufBase = Target;
     Pos = End = 0;
+    if (Win.use_count() > 1) // a handler holds records of this window
+      Win = std::make_shared<std::vector<uint8_t>>(Win->size());
     return Src->seek(Target);
   }
   while (N) {
+    // Payload bytes overwrite the window: leave a window that a handler
+    // still holds records of.
+    if (Win.use_count() > 1)
+      Win = std::make_shared<std::vector<uint8_t>>(Win->size());
     Pos = End = 0;
-    if (Error E = fill(std::min<uint64_t>(N, Buf.size())))
+    if (Error E = fill(std::min<uint64_t>(N, buf().size())))
       return E;
     if (End == 0)
       return inputError(L, formatv("payload runs past the end of the input "
@@ -332,7 +349,8 @@ Error PerfReader::Impl::skipBytes(uint64_t N, const InputLocation &L) {
 }
 
 Error PerfReader::Impl::run(PerfEventHandler &H) {
-  Buf.resize(std::max<size_t>(Opts.WindowSize, 1 << 17));
+  Win = std::make_shared<std::vector<uint8_t>>(
+      std::max<size_t>(Opts.WindowSize, 1 << 17));
   Pos = End = 0;
   while (true) {
     if (Error E = fill(8))
@@ -345,7 +363,7 @@ Error PerfReader::Impl::run(PerfEventHandler &H) {
                         formatv("truncated record header: {0} bytes remain, "
                                 "expected 8",
                                 End - Pos));
-    const uint8_t *P = Buf.data() + Pos;
+    const uint8_t *P = buf().data() + Pos;
     RecordInfo R;
     R.Type = support::endian::read32le(P);
     R.Misc = support::endian::read16le(P + 4);
@@ -364,7 +382,8 @@ Error PerfReader::Impl::run(PerfEventHandler &H) {
                         formatv("record claims {0} bytes, only {1} remain "
                                 "(truncated file?)",
                                 R.Size, End - Pos));
-    R.Bytes = ArrayRef<uint8_t>(Buf.data() + Pos, R.Size);
+    R.Bytes = ArrayRef<uint8_t>(buf().data() + Pos, R.Size);
+    R.Window = &Win;
     Pos += R.Size;
     if (Error E = deliver(R, H))
       return E;

@@ -31,7 +31,10 @@ public:
 
   // Sequential window over the data: Buf[Pos, End) holds unread bytes that
   // start at file offset BufBase + Pos.
-  std::vector<uint8_t> Buf;
+  std::shared_ptr<std::vector<uint8_t>> Win;
+  std::vector<uint8_t> &buf() { return *Win; }
+  /// One decoder per attr, for handlers that decode samples themselves.
+  std::vector<SampleDecoder> Decoders;
   size_t Pos = 0, End = 0;
   uint64_t BufBase = 0;
   bool Eof = false;

@@ -59,8 +59,17 @@ Error PerfReader::Impl::dispatch(RecordInfo &R, PerfEventHandler &H) {
       ++UnknownIdSamples;
       return Error::success();
     }
+    unsigned AttrIndex = unsigned(L - Layouts.data());
+    if (H.wantsRawSamples()) {
+      if (Decoders.size() != Info.Attrs.size()) {
+        Decoders.clear();
+        for (const EventAttr &A : Info.Attrs)
+          Decoders.emplace_back(A);
+      }
+      return H.onRawSample(R, AttrIndex, Decoders[AttrIndex]);
+    }
     Sample S;
-    S.AttrIndex = unsigned(L - Layouts.data());
+    S.AttrIndex = AttrIndex;
     S.Misc = R.Misc;
     std::string Why;
     if (!decodeSample(B.drop_front(8), *L, S, Why))
@@ -270,6 +279,7 @@ Error PerfReader::Impl::flushQueue(uint64_t Limit, PerfEventHandler &H) {
   for (size_t K = 0; K < N; ++K) {
     RecordInfo R = Queue[K].Info;
     R.Bytes = ArrayRef<uint8_t>(QueueBytes.data() + Queue[K].At, R.Size);
+    R.Window = nullptr;
     if (Error E = dispatch(R, H))
       return E;
   }

@@ -122,6 +122,8 @@ public:
   /// Counts one sample's branch stack (newest entry first).
   void count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
              llvm::ArrayRef<BranchEntry> Br);
+  /// Applies the --pid filter, then counts.
+  void countIfSelected(const ProcessMaps &Maps, const Sample &S);
   /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped).
   Loc locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A);
   /// Forget the cached mapping (the maps changed).
@@ -182,10 +184,19 @@ public:
   llvm::Error onMmap(const MmapEvent &E, const RecordInfo &R) override;
   llvm::Error onComm(const CommEvent &E, const RecordInfo &R) override;
   llvm::Error onTask(const TaskEvent &E, const RecordInfo &R) override;
+  /// With worker threads, samples are decoded by the workers, straight from
+  /// the reader's buffers (kept alive by the batch), not on the reading
+  /// thread.
+  bool wantsRawSamples() const override { return Pool != nullptr; }
+  llvm::Error onRawSample(const RecordInfo &R, unsigned AttrIndex,
+                          const SampleDecoder &D) override;
 
   /// Waits for the workers and merges their counts. Call once after the
-  /// last input, before profile().
-  void finish();
+  /// last input, before profile(). Fails if a worker found a malformed
+  /// sample.
+  llvm::Error finish();
+  /// Names the input being read (for errors found by workers).
+  void setInputName(llvm::StringRef Name) { InputName = Name.str(); }
   RawProfile &profile() { return Main.Profile; }
   /// Call between input files: pids and mappings belong to one recording,
   /// while DSO numbering (and so every Loc) stays shared.
@@ -212,6 +223,7 @@ private:
   SampleCounter Main;
   std::unique_ptr<Workers> Pool;
   std::unique_ptr<Batch> Current;
+  std::string InputName;
 };
 
 /// Writes P as sorted text: "B from to entries mispred estimate" and

@@ -15,6 +15,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Endian.h"
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace lbr2prof {
 
@@ -180,6 +182,11 @@ struct RecordInfo {
   bool FromCompressed = false;
   /// The whole record, header included.
   llvm::ArrayRef<uint8_t> Bytes;
+  /// The reader's buffer holding Bytes, when it can be shared: a handler
+  /// that copies this pointer keeps Bytes valid after the callback (the
+  /// reader then moves on to a new buffer). Null when Bytes lives in a
+  /// buffer that is reused (decompressed or time-ordered records).
+  const std::shared_ptr<std::vector<uint8_t>> *Window = nullptr;
 };
 
 /// Name of a record type ("SAMPLE", "MMAP2", ...), or "" if unknown.

@@ -95,6 +95,22 @@ private:
   llvm::DenseMap<uint64_t, unsigned> IdToAttr;
 };
 
+/// Decodes SAMPLE records of one event; cheap to copy, usable from any
+/// thread.
+class SampleDecoder {
+public:
+  SampleDecoder() = default;
+  explicit SampleDecoder(const EventAttr &A);
+  /// Decodes Record (header included) into S; on failure says why.
+  bool decode(llvm::ArrayRef<uint8_t> Record, unsigned AttrIndex, Sample &S,
+              std::string &Why) const;
+
+private:
+  uint64_t SampleType = 0, ReadFormat = 0;
+  unsigned RegsUser = 0, RegsIntr = 0;
+  bool HwIdx = false, Counters = false;
+};
+
 /// Receives records from PerfReader. Each callback may return an error to
 /// stop reading. The default implementations ignore the record.
 class PerfEventHandler {
@@ -107,6 +123,11 @@ public:
   virtual llvm::Error onComm(const CommEvent &E, const RecordInfo &R);
   virtual llvm::Error onTask(const TaskEvent &E, const RecordInfo &R);
   virtual llvm::Error onLost(const LostEvent &E, const RecordInfo &R);
+  /// Handlers that decode samples themselves (e.g. on other threads) return
+  /// true; they then get onRawSample instead of onSample.
+  virtual bool wantsRawSamples() const { return false; }
+  virtual llvm::Error onRawSample(const RecordInfo &R, unsigned AttrIndex,
+                                  const SampleDecoder &D);
 };
 
 /// Reader options.
