@@ -546,31 +546,32 @@ static void printLoc(raw_ostream &OS, Loc L, const ProcessMaps &Maps) {
   OS << Maps.dsos()[locDso(L)].Path << ':' << format_hex(locOffset(L), 0);
 }
 
+/// Prints "Tag from to <counts>" lines of a map keyed by Loc pairs, sorted.
+template <typename MapT, typename CountsFn>
+static void printPairs(raw_ostream &OS, char Tag, const MapT &Map,
+                       const ProcessMaps &Maps, CountsFn Counts) {
+  std::vector<std::pair<std::pair<Loc, Loc>, typename MapT::mapped_type>> V(
+      Map.begin(), Map.end());
+  std::sort(V.begin(), V.end(),
+            [](auto &X, auto &Y) { return X.first < Y.first; });
+  for (auto &[K, C] : V) {
+    OS << Tag << ' ';
+    printLoc(OS, K.first, Maps);
+    OS << ' ';
+    printLoc(OS, K.second, Maps);
+    Counts(C);
+    OS << '\n';
+  }
+}
+
 void printRawProfile(const RawProfile &P, const ProcessMaps &Maps,
                      raw_ostream &OS) {
-  std::vector<std::pair<std::pair<Loc, Loc>, BranchCount>> B(
-      P.Branches.begin(), P.Branches.end());
-  std::sort(B.begin(), B.end(),
-            [](auto &X, auto &Y) { return X.first < Y.first; });
-  for (auto &[K, C] : B) {
-    OS << "B ";
-    printLoc(OS, K.first, Maps);
-    OS << ' ';
-    printLoc(OS, K.second, Maps);
-    OS << ' ' << C.Count << ' ' << C.Mispred << ' ' << P.estimate(C.Weight)
-       << '\n';
-  }
-  std::vector<std::pair<std::pair<Loc, Loc>, RangeCount>> R(P.Ranges.begin(),
-                                                            P.Ranges.end());
-  std::sort(R.begin(), R.end(),
-            [](auto &X, auto &Y) { return X.first < Y.first; });
-  for (auto &[K, C] : R) {
-    OS << "R ";
-    printLoc(OS, K.first, Maps);
-    OS << ' ';
-    printLoc(OS, K.second, Maps);
-    OS << ' ' << C.Count << ' ' << P.estimate(C.Weight) << '\n';
-  }
+  printPairs(OS, 'B', P.Branches, Maps, [&](const BranchCount &C) {
+    OS << ' ' << C.Count << ' ' << C.Mispred << ' ' << P.estimate(C.Weight);
+  });
+  printPairs(OS, 'R', P.Ranges, Maps, [&](const RangeCount &C) {
+    OS << ' ' << C.Count << ' ' << P.estimate(C.Weight);
+  });
 }
 
 } // namespace lbr2prof

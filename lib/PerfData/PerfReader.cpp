@@ -520,6 +520,21 @@ openEventSource(StringRef Path, PerfReaderOptions Opts) {
   }
   return openScriptSource(std::move(*Src));
 }
+
+Expected<std::unique_ptr<EventSource>>
+openEventSourceBuffer(ArrayRef<uint8_t> Bytes, StringRef Name) {
+  ArrayRef<uint8_t> Magic = Bytes.take_front(8);
+  std::unique_ptr<ByteSource> Src = ByteSource::fromBuffer(Bytes, Name);
+  if (hasPerfMagic(Magic) ||
+      (Magic.size() == 8 && memcmp(Magic.data(), "PERFFILE", 8) == 0)) {
+    Expected<std::unique_ptr<PerfReader>> R = openSource(std::move(Src), {});
+    if (!R)
+      return R.takeError();
+    return std::unique_ptr<EventSource>(std::move(*R));
+  }
+  return openScriptSource(std::move(Src));
+}
+
 Error PerfReader::run(PerfEventHandler &H) { return I->run(H); }
 uint64_t PerfReader::bytesRead() const { return I->consumed(); }
 
