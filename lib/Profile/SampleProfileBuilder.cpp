@@ -44,12 +44,23 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
   SampleProfileMap &M = R.Profiles;
   // Body samples: maximum over the instructions of one location.
   std::map<std::pair<FunctionSamples *, LineLocation>, uint64_t> Body;
+  // Every instruction of a function that ran at all is visited: code that
+  // never ran gets explicit 0 samples, which tells the compiler it is cold
+  // (a line with no record would be left for it to guess).
   for (const auto &[F, Cfg] : P.Functions) {
-    for (const auto &[Addr, Count] : Cfg.InstCounts) {
-      ++St.Instructions;
+    if (Cfg.InstCounts.empty())
+      continue;
+    DenseMap<uint64_t, uint64_t> Counts(Cfg.InstCounts.size());
+    for (const auto &[Addr, Count] : Cfg.InstCounts)
+      Counts[Addr] = Count;
+    for (const Inst &I : Image.instructions(F)) {
+      uint64_t Addr = I.Addr;
+      uint64_t Count = Counts.lookup(Addr);
+      if (Count)
+        ++St.Instructions;
       ArrayRef<SourceFrame> Frames = Sym.frames(Addr);
       if (Frames.empty()) {
-        ++St.InstructionsNoDebug;
+        St.InstructionsNoDebug += Count != 0;
         continue;
       }
       FunctionSamples &FS = nodeFor(M, Frames);
