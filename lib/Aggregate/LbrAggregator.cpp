@@ -39,6 +39,7 @@ void RawProfile::merge(const RawProfile &O) {
   }
   WeightedEntries += O.WeightedEntries;
   TotalWeight += O.TotalWeight;
+  SamplesWithoutPeriod += O.SamplesWithoutPeriod;
   for (const auto &[K, V] : O.Ips)
     Ips[K] = satAdd(Ips[K], V);
   for (const auto &[K, V] : O.SamplesPerDso)
@@ -71,6 +72,7 @@ void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {
   Renamed.Stats = Stats;
   Renamed.WeightedEntries = WeightedEntries;
   Renamed.TotalWeight = TotalWeight;
+  Renamed.SamplesWithoutPeriod = SamplesWithoutPeriod;
   RawProfile One;
   for (const auto &[K, V] : Branches) {
     One.Branches.clear();
@@ -118,7 +120,7 @@ Loc SampleCounter::locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A) {
 }
 
 void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
-                          ArrayRef<BranchEntry> Br) {
+                          uint64_t Period, ArrayRef<BranchEntry> Br) {
   AggregateStats &St = Profile.Stats;
   ++St.Samples;
   Loc IpLoc = locate(Maps, Pid, Ip);
@@ -163,7 +165,12 @@ void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
     for (size_t I = First + 1; I < N; ++I)
       run(Br[I].to(), Br[I - 1].from());
     double W = Good ? double(Span) * Runs / Good : 0;
-    Weight = W > 0 ? 1.0 / W : 0;
+    // A branch execution is in the windows of about (instructions its
+    // window spans) / period samples; each observation stands for the
+    // inverse. Code bytes / 4 approximate instructions.
+    if (!Period)
+      ++Profile.SamplesWithoutPeriod;
+    Weight = W > 0 ? (Period ? 4.0 * double(Period) : 1.0) / W : 0;
     if (Weight == 0)
       Weight = WeightedSamples ? WeightSum / double(WeightedSamples) : 1.0;
     ++WeightedSamples;
@@ -242,7 +249,7 @@ void SampleCounter::countIfSelected(const ProcessMaps &Maps,
     ++Profile.Stats.SamplesFiltered;
     return;
   }
-  count(Maps, S.Ident.Pid, S.Ip, S.Branches);
+  count(Maps, S.Ident.Pid, S.Ip, S.Period, S.Branches);
 }
 
 /// Samples for a worker, with the maps they need: raw SAMPLE records still
@@ -253,6 +260,7 @@ struct LbrAggregator::Batch {
     uint32_t Pid;
     uint32_t N;
     uint64_t Ip;
+    uint64_t Period;
     size_t First;
   };
   struct Raw {
@@ -283,7 +291,7 @@ static void countBatch(const LbrAggregator::Batch &B, SampleCounter &C,
                        std::string &Err) {
   C.invalidate();
   for (const auto &S : B.Samples)
-    C.count(*B.Maps, S.Pid, S.Ip,
+    C.count(*B.Maps, S.Pid, S.Ip, S.Period,
             ArrayRef<BranchEntry>(B.Entries.data() + S.First, S.N));
   Sample S;
   std::string Why;
@@ -452,11 +460,11 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
     return Error::success();
   }
   if (!Pool) {
-    Main.count(*Maps, Pid, S.Ip, S.Branches);
+    Main.count(*Maps, Pid, S.Ip, S.Period, S.Branches);
     return Error::success();
   }
   Batch &B = *Current;
-  B.Samples.push_back({Pid, uint32_t(S.Branches.size()), S.Ip,
+  B.Samples.push_back({Pid, uint32_t(S.Branches.size()), S.Ip, S.Period,
                        B.Entries.size()});
   B.Entries.insert(B.Entries.end(), S.Branches.begin(), S.Branches.end());
   if (B.size() >= 2048)

@@ -100,8 +100,15 @@ struct RawProfile {
   /// back to execution counts of the same total.
   uint64_t WeightedEntries = 0;
   double TotalWeight = 0;
+  /// Samples weighted without a period: their weights are relative only.
+  uint64_t SamplesWithoutPeriod = 0;
 
+  /// Weights with the sample period are estimates of executions already
+  /// (period x 4 bytes per instruction / window bytes); relative weights
+  /// are scaled to the number of entries seen.
   double scale() const {
+    if (!SamplesWithoutPeriod)
+      return 1.0;
     return TotalWeight > 0 ? double(WeightedEntries) / TotalWeight : 1.0;
   }
   /// A weight as an estimated execution count.
@@ -120,8 +127,10 @@ class alignas(128) SampleCounter {
 public:
   SampleCounter(const AggregateOptions &Opts) : Opts(Opts) {}
   /// Counts one sample's branch stack (newest entry first).
+  /// Period is the sample's period (events between samples), 0 if the
+  /// recording did not save it.
   void count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
-             llvm::ArrayRef<BranchEntry> Br);
+             uint64_t Period, llvm::ArrayRef<BranchEntry> Br);
   /// Applies the --pid filter, then counts.
   void countIfSelected(const ProcessMaps &Maps, const Sample &S);
   /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped).
