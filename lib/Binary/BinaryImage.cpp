@@ -77,7 +77,11 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
       S.Exec = P.p_flags & ELF::PF_X;
       B.Segments.push_back(S);
     }
-    if (P.p_type == ELF::PT_NOTE && B.BuildId.empty()) {
+    // ELFFile::notes checks p_offset + p_filesz against the file size, which
+    // a huge p_filesz wraps around: check without overflow first.
+    bool NoteInFile = P.p_offset <= E.getBufSize() &&
+                      P.p_filesz <= E.getBufSize() - P.p_offset;
+    if (P.p_type == ELF::PT_NOTE && B.BuildId.empty() && NoteInFile) {
       Error Err = Error::success();
       for (const auto &N : E.notes(P, Err))
         if (N.getType() == ELF::NT_GNU_BUILD_ID && N.getName() == "GNU") {
@@ -183,7 +187,8 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
     B.Functions.push_back(std::move(F));
   }
   // Size-0 symbols extend to the next function or the section end; sized
-  // ones are clipped so that functions never overlap.
+  // ones are clipped so that functions never overlap. A corrupt size that
+  // wraps Start + Size around is treated like size 0.
   for (size_t K = 0; K < B.Functions.size(); ++K) {
     FunctionSym &F = B.Functions[K];
     uint64_t Limit = ~0ULL;
@@ -192,7 +197,7 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
         Limit = C.Addr + C.Bytes.size();
     if (K + 1 < B.Functions.size())
       Limit = std::min(Limit, B.Functions[K + 1].Start);
-    if (F.End == F.Start || F.End > Limit)
+    if (F.End <= F.Start || F.End > Limit)
       F.End = Limit;
   }
   std::stable_sort(Locals.begin(), Locals.end(),

@@ -126,6 +126,9 @@ std::vector<Inst> BinaryImage::Impl::decode(const FunctionSym &F) const {
   if (!D.Ok)
     return Out;
   uint64_t End = std::min<uint64_t>(F.End, Sec->Addr + Sec->Bytes.size());
+  // A corrupt symbol size can wrap F.End below F.Start.
+  if (End <= F.Start)
+    return Out;
   Out.reserve((End - F.Start) / 4);
   uint64_t A = F.Start;
   while (A < End) {

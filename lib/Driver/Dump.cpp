@@ -232,7 +232,7 @@ private:
   uint64_t Decompressed = 0;
   uint64_t Samples = 0, WithBranches = 0, Entries = 0, WithHwIdx = 0;
   uint64_t MinDepth = ~0ULL, MaxDepth = 0, Mispred = 0, Cycles = 0, Lost = 0;
-  DenseMap<uint32_t, uint64_t> PerPid;
+  DenseMap<uint64_t, uint64_t> PerPid;
   DenseMap<int, uint64_t> PerDso;
   std::map<unsigned, uint64_t> PerAttr;
   std::map<uint32_t, std::string> Comms;
@@ -363,7 +363,7 @@ void SummaryCollector::print(raw_ostream &OS, const EventSource &Src,
     OS << "note: no sample has a branch stack; record with `perf record -b` "
           "(or -j any,u) to get LBR data\n";
 
-  std::vector<std::pair<uint32_t, uint64_t>> Pids(PerPid.begin(), PerPid.end());
+  std::vector<std::pair<uint64_t, uint64_t>> Pids(PerPid.begin(), PerPid.end());
   std::sort(Pids.begin(), Pids.end(), [](auto &A, auto &B) {
     return A.second != B.second ? A.second > B.second : A.first < B.first;
   });

@@ -285,6 +285,11 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     return writeSampleProfile(SP.Profiles, Opts.Output, WO);
   }
 
+  if (Image.functions().empty() && *Format != OutputFormat::PreAggregated)
+    return makeError("{0}: no function symbols (a stripped binary?): fdata "
+                     "names functions; give the unstripped binary, or write "
+                     "pre-aggregated output (-o x.preagg), which needs none",
+                     BinPath);
   Expected<std::unique_ptr<AtomicOutputFile>> OutF =
       AtomicOutputFile::create(Opts.Output);
   if (!OutF)

@@ -88,7 +88,8 @@ public:
   }
   bool seekable() const override { return true; }
   Expected<size_t> readAt(uint8_t *Dst, size_t N, uint64_t Off) override {
-    if (Off >= Bytes.size())
+    // Dst may be null when N is 0 (an empty vector's data()).
+    if (Off >= Bytes.size() || N == 0)
       return 0;
     size_t K = std::min<uint64_t>(N, Bytes.size() - Off);
     memcpy(Dst, Bytes.data() + Off, K);
@@ -113,7 +114,8 @@ public:
   }
   Expected<size_t> read(uint8_t *Dst, size_t N) override {
     size_t K = std::min(N, Prefix.size() - Used);
-    memcpy(Dst, Prefix.data() + Used, K);
+    if (K)
+      memcpy(Dst, Prefix.data() + Used, K);
     Used += K;
     if (K == N)
       return K;

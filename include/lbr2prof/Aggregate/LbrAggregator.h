@@ -73,7 +73,7 @@ struct AggregateStats {
 /// Options for aggregation.
 struct AggregateOptions {
   /// Only samples of these pids (empty = all).
-  llvm::DenseSet<uint32_t> Pids;
+  llvm::DenseSet<uint64_t> Pids;
   /// Correct the bias of time-based sampling: a sample's stack covers the
   /// last N branches, so where branches are sparse one branch execution
   /// lies in the windows of more samples than where they are dense. Each

@@ -66,7 +66,9 @@ private:
   static void insert(MapList &L, const Mapping &M);
   static const Mapping *lookup(const MapList &L, uint64_t A);
 
-  llvm::DenseMap<uint32_t, MapList> ByPid;
+  /// Keyed by the pid widened to 64 bits: DenseMap<uint32_t> reserves the
+  /// keys 0xffffffff and 0xfffffffe, which a (corrupt) record may carry.
+  llvm::DenseMap<uint64_t, MapList> ByPid;
   MapList Kernel;
   std::vector<DsoInfo> Dsos;
   llvm::StringMap<unsigned> DsoByPath;

@@ -163,6 +163,11 @@ public:
 llvm::Expected<std::unique_ptr<EventSource>>
 openEventSource(llvm::StringRef Path, PerfReaderOptions Opts = {});
 
+/// Like openEventSource, over an in-memory buffer that must outlive the
+/// source (for tests and fuzzing); Name is used in error messages.
+llvm::Expected<std::unique_ptr<EventSource>>
+openEventSourceBuffer(llvm::ArrayRef<uint8_t> Bytes, llvm::StringRef Name);
+
 class PerfReader : public EventSource {
 public:
   /// Opens Path ("-" for standard input) and reads its header, attrs and
