@@ -24,19 +24,23 @@ static uint64_t satAdd(uint64_t A, uint64_t B) {
   return C < A ? ~0ULL : C;
 }
 
+/// Adds V's counts to C (saturating).
+static void accumulate(BranchCount &C, const BranchCount &V) {
+  C.Count = satAdd(C.Count, V.Count);
+  C.Mispred = satAdd(C.Mispred, V.Mispred);
+  C.Cycles = satAdd(C.Cycles, V.Cycles);
+  C.Weight += V.Weight;
+}
+static void accumulate(RangeCount &C, const RangeCount &V) {
+  C.Count = satAdd(C.Count, V.Count);
+  C.Weight += V.Weight;
+}
+
 void RawProfile::merge(const RawProfile &O) {
-  for (const auto &[K, V] : O.Branches) {
-    BranchCount &C = Branches[K];
-    C.Count = satAdd(C.Count, V.Count);
-    C.Mispred = satAdd(C.Mispred, V.Mispred);
-    C.Cycles = satAdd(C.Cycles, V.Cycles);
-    C.Weight += V.Weight;
-  }
-  for (const auto &[K, V] : O.Ranges) {
-    RangeCount &C = Ranges[K];
-    C.Count = satAdd(C.Count, V.Count);
-    C.Weight += V.Weight;
-  }
+  for (const auto &[K, V] : O.Branches)
+    accumulate(Branches[K], V);
+  for (const auto &[K, V] : O.Ranges)
+    accumulate(Ranges[K], V);
   WeightedEntries += O.WeightedEntries;
   TotalWeight += O.TotalWeight;
   SamplesWithoutPeriod += O.SamplesWithoutPeriod;
@@ -66,37 +70,24 @@ void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {
     auto It = OldToNew.find(locDso(L));
     return It == OldToNew.end() ? L : makeLoc(It->second, locOffset(L));
   };
-  // Move the counts into a profile keyed by the new names; merge() sums
-  // the keys that now collide.
+  // Re-key every count; keys that now collide are summed.
   RawProfile Renamed;
   Renamed.Stats = Stats;
   Renamed.WeightedEntries = WeightedEntries;
   Renamed.TotalWeight = TotalWeight;
   Renamed.SamplesWithoutPeriod = SamplesWithoutPeriod;
-  RawProfile One;
-  for (const auto &[K, V] : Branches) {
-    One.Branches.clear();
-    One.Branches[{re(K.first), re(K.second)}] = V;
-    Renamed.merge(One);
-  }
-  One.Branches.clear();
-  for (const auto &[K, V] : Ranges) {
-    One.Ranges.clear();
-    One.Ranges[{re(K.first), re(K.second)}] = V;
-    Renamed.merge(One);
-  }
-  One.Ranges.clear();
+  for (const auto &[K, V] : Branches)
+    accumulate(Renamed.Branches[{re(K.first), re(K.second)}], V);
+  for (const auto &[K, V] : Ranges)
+    accumulate(Renamed.Ranges[{re(K.first), re(K.second)}], V);
   for (const auto &[K, V] : Ips) {
-    One.Ips.clear();
-    One.Ips[re(K)] = V;
-    Renamed.merge(One);
+    uint64_t &C = Renamed.Ips[re(K)];
+    C = satAdd(C, V);
   }
-  One.Ips.clear();
   for (const auto &[K, V] : SamplesPerDso) {
-    One.SamplesPerDso.clear();
     auto It = OldToNew.find(K);
-    One.SamplesPerDso[It == OldToNew.end() ? K : It->second] = V;
-    Renamed.merge(One);
+    uint64_t &C = Renamed.SamplesPerDso[It == OldToNew.end() ? K : It->second];
+    C = satAdd(C, V);
   }
   *this = std::move(Renamed);
 }
@@ -216,11 +207,8 @@ void SampleCounter::finalize() {
   AggregateStats &St = Profile.Stats;
   for (const auto &[K, T] : Traces) {
     if (K.From != ExternalLoc || K.To != ExternalLoc) {
-      BranchCount &C = Profile.Branches[{K.From, K.To}];
-      C.Count += T.Count;
-      C.Mispred += T.Mispred;
-      C.Cycles += T.Cycles;
-      C.Weight += T.Weight;
+      accumulate(Profile.Branches[{K.From, K.To}],
+                 BranchCount{T.Count, T.Mispred, T.Cycles, T.Weight});
       Profile.WeightedEntries += T.Count;
       Profile.TotalWeight += T.Weight;
     }
@@ -235,9 +223,7 @@ void SampleCounter::finalize() {
       St.RangesCrossDso += T.Count;
       continue;
     }
-    RangeCount &RC = Profile.Ranges[{K.To, K.Next}];
-    RC.Count += T.Count;
-    RC.Weight += T.Weight;
+    accumulate(Profile.Ranges[{K.To, K.Next}], RangeCount{T.Count, T.Weight});
   }
   Traces.clear();
 }
@@ -509,9 +495,7 @@ void LbrAggregator::addExactBranch(uint32_t Pid, uint64_t From, uint64_t To,
   Loc F = Main.locate(*Maps, Pid, From), T = Main.locate(*Maps, Pid, To);
   if (F == ExternalLoc && T == ExternalLoc)
     return;
-  BranchCount &C = Profile.Branches[{F, T}];
-  C.Count += Count;
-  C.Weight += double(Count);
+  accumulate(Profile.Branches[{F, T}], BranchCount{Count, 0, 0, double(Count)});
   Profile.WeightedEntries += Count;
   Profile.TotalWeight += double(Count);
 }
@@ -522,9 +506,7 @@ void LbrAggregator::addExactRange(uint32_t Pid, uint64_t Begin, uint64_t End,
   Loc B = Main.locate(*Maps, Pid, Begin), E = Main.locate(*Maps, Pid, End);
   if (B == ExternalLoc || E == ExternalLoc || locDso(B) != locDso(E))
     return;
-  RangeCount &C = Profile.Ranges[{B, E}];
-  C.Count += Count;
-  C.Weight += double(Count);
+  accumulate(Profile.Ranges[{B, E}], RangeCount{Count, double(Count)});
   ++Profile.SamplesPerDso[locDso(B)];
 }
 
