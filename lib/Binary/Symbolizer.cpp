@@ -5,6 +5,19 @@
 // function's DW_AT_decl_line (StartLine). Split units are found through
 // DW_AT_dwo_name (relative to the comp dir) or the given .dwp.
 //
+// Isolation: prefetch() sorts and deduplicates the addresses, splits them
+// into contiguous runs, and forks one child per run. Each child opens the
+// DWARF (the object file is already mapped, shared copy-on-write), looks its
+// addresses up and writes one message stream to its pipe:
+//   'U' u32 units                      compile units found
+//   'A' u64 addr, u32 n, n x frame     frame = u32 line offset, u32 base
+//                                      discriminator, u32 duplication
+//                                      factor, u32 name length, name bytes
+//   'W' u32 length, text               a warning from the DWARF parser
+//   'E'                                end: the answer is complete
+// then _exit(0)s. The parent reads each pipe to its end and reaps the child:
+// a signal, a non-zero status or a missing 'E' is an error.
+//
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/Symbolizer.h"
 #include "lbr2prof/Support/Error.h"
@@ -14,9 +27,18 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -31,14 +53,48 @@ public:
   std::unique_ptr<DWARFContext> Ctx;
   BumpPtrAllocator Alloc;
   UniqueStringSaver Names{Alloc};
+  std::string DwpFile;
+  bool Isolate = true;
   DenseMap<uint64_t, std::vector<SourceFrame>> Cache;
   bool HasDebug = false;
+  std::vector<std::string> Warnings;
+  std::set<std::string> SeenWarnings;
+  uint64_t WarningCount = 0;
+
+  /// Keeps the first line of a warning, once.
+  void warn(StringRef Msg) {
+    ++WarningCount;
+    std::string First = Msg.split('\n').first.trim().str();
+    if (Warnings.size() < 100 && SeenWarnings.insert(First).second)
+      Warnings.push_back(First);
+  }
+  /// The DWARF context, created on first use (in a child when isolated).
+  DWARFContext &context() {
+    if (!Ctx) {
+      auto Handler = [this](Error E) {
+        handleAllErrors(std::move(E),
+                        [&](const ErrorInfoBase &EI) { warn(EI.message()); });
+      };
+      Ctx = DWARFContext::create(*Obj,
+                                 DWARFContext::ProcessDebugRelocations::Process,
+                                 nullptr, DwpFile, Handler, Handler);
+    }
+    return *Ctx;
+  }
+  /// Looks Addr up in the DWARF (in this process).
+  void lookup(uint64_t Addr, std::vector<SourceFrame> &Out);
+  /// The child's side of prefetch(): answers Addrs on Fd, never returns.
+  [[noreturn]] void serve(ArrayRef<uint64_t> Addrs, int Fd);
+  /// Reads one child's answer into the cache.
+  Error absorb(StringRef Data, uint32_t &Units);
 };
 
 Symbolizer::Symbolizer(std::unique_ptr<Impl> I) : I(std::move(I)) {}
 Symbolizer::~Symbolizer() = default;
 bool Symbolizer::hasDebugInfo() const { return I->HasDebug; }
 StringRef Symbolizer::debugPath() const { return I->Path; }
+ArrayRef<std::string> Symbolizer::warnings() const { return I->Warnings; }
+uint64_t Symbolizer::warningCount() const { return I->WarningCount; }
 
 static bool objectHasDebugInfo(const ObjectFile &O) {
   for (const SectionRef &S : O.sections()) {
@@ -181,30 +237,27 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
     if (Error E = joinErrors(checkRelocations(*O), checkCompressedSections(*O)))
       return makeError("{0}: malformed debug info: {1}", I->Path,
                        toString(std::move(E)));
-  I->Ctx = DWARFContext::create(
-      *I->Obj, DWARFContext::ProcessDebugRelocations::Process, nullptr,
-      Opts.DwpFile, WithColor::defaultErrorHandler,
-      WithColor::defaultWarningHandler);
-  I->HasDebug = I->Ctx->getNumCompileUnits() > 0;
+  I->DwpFile = Opts.DwpFile;
+  I->Isolate = Opts.Isolate;
+  if (I->Isolate)
+    I->HasDebug = objectHasDebugInfo(*I->Obj);
+  else
+    I->HasDebug = I->context().getNumCompileUnits() > 0;
   return std::unique_ptr<Symbolizer>(new Symbolizer(std::move(I)));
 }
 
-ArrayRef<SourceFrame> Symbolizer::frames(uint64_t Addr) {
-  auto [It, New] = I->Cache.try_emplace(Addr);
-  if (!New)
-    return It->second;
+void Symbolizer::Impl::lookup(uint64_t Addr, std::vector<SourceFrame> &Out) {
   DILineInfoSpecifier Spec(
       DILineInfoSpecifier::FileLineInfoKind::RawValue,
       DILineInfoSpecifier::FunctionNameKind::LinkageName);
-  DIInliningInfo Info = I->Ctx->getInliningInfoForAddress(
+  DIInliningInfo Info = context().getInliningInfoForAddress(
       {Addr, object::SectionedAddress::UndefSection}, Spec);
-  std::vector<SourceFrame> &Out = It->second;
   for (uint32_t K = 0; K < Info.getNumberOfFrames(); ++K) {
     const DILineInfo &L = Info.getFrame(K);
     if (L.FunctionName == DILineInfo::BadString || L.Line == 0)
       continue;
     SourceFrame F;
-    F.Function = I->Names.save(L.FunctionName);
+    F.Function = Names.save(L.FunctionName);
     F.LineOffset = (L.Line - L.StartLine) & 0xffff;
     F.Discriminator =
         DILocation::getBaseDiscriminatorFromDiscriminator(L.Discriminator,
@@ -216,7 +269,254 @@ ArrayRef<SourceFrame> Symbolizer::frames(uint64_t Addr) {
   // A stack is usable only whole: a missing frame would misplace counts.
   if (Out.size() != Info.getNumberOfFrames())
     Out.clear();
-  return Out;
+}
+
+ArrayRef<SourceFrame> Symbolizer::frames(uint64_t Addr) {
+  auto [It, New] = I->Cache.try_emplace(Addr);
+  if (New && !I->Isolate)
+    I->lookup(Addr, It->second);
+  return It->second;
+}
+
+namespace {
+/// Buffered writes to a pipe; a failed write ends the child.
+class PipeWriter {
+public:
+  explicit PipeWriter(int Fd) : Fd(Fd) { Buf.reserve(1 << 16); }
+  void u32(uint32_t V) { bytes(&V, 4); }
+  void u64(uint64_t V) { bytes(&V, 8); }
+  void byte(char C) { bytes(&C, 1); }
+  void str(StringRef S) {
+    u32(uint32_t(S.size()));
+    bytes(S.data(), S.size());
+  }
+  void bytes(const void *P, size_t N) {
+    Buf.append(static_cast<const char *>(P), N);
+    if (Buf.size() >= (1 << 16))
+      flush();
+  }
+  void flush() {
+    size_t Done = 0;
+    while (Done < Buf.size()) {
+      ssize_t W = ::write(Fd, Buf.data() + Done, Buf.size() - Done);
+      if (W < 0 && errno == EINTR)
+        continue;
+      if (W <= 0)
+        _exit(3);
+      Done += size_t(W);
+    }
+    Buf.clear();
+  }
+
+private:
+  int Fd;
+  std::string Buf;
+};
+
+/// Reads the child's stream; every read is bounds-checked.
+class StreamReader {
+public:
+  explicit StreamReader(StringRef D) : D(D) {}
+  bool u32(uint32_t &V) { return get(&V, 4); }
+  bool u64(uint64_t &V) { return get(&V, 8); }
+  bool byte(char &C) { return get(&C, 1); }
+  bool str(StringRef &S) {
+    uint32_t N;
+    if (!u32(N) || N > D.size() - Pos)
+      return false;
+    S = D.substr(Pos, N);
+    Pos += N;
+    return true;
+  }
+
+private:
+  bool get(void *P, size_t N) {
+    if (N > D.size() - Pos)
+      return false;
+    std::memcpy(P, D.data() + Pos, N);
+    Pos += N;
+    return true;
+  }
+  StringRef D;
+  size_t Pos = 0;
+};
+} // namespace
+
+void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
+  // A crash here must end the child quietly, with the signal as its status:
+  // no stack dump from the parent's handlers (InitLLVM's, or a sanitizer's
+  // for SIGSEGV), and LLVM's fatal errors become exit status 4.
+  for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP})
+    ::signal(Sig, SIG_DFL);
+  install_fatal_error_handler(
+      [](void *, const char *, bool) { _exit(4); }, nullptr);
+  PipeWriter W(Fd);
+  W.byte('U');
+  W.u32(context().getNumCompileUnits());
+  std::vector<SourceFrame> Frames;
+  for (uint64_t A : Addrs) {
+    Frames.clear();
+    lookup(A, Frames);
+    W.byte('A');
+    W.u64(A);
+    W.u32(uint32_t(Frames.size()));
+    for (const SourceFrame &F : Frames) {
+      W.u32(F.LineOffset);
+      W.u32(F.Discriminator);
+      W.u32(F.DupFactor);
+      W.str(F.Function);
+    }
+  }
+  for (const std::string &Msg : Warnings) {
+    W.byte('W');
+    W.str(Msg);
+  }
+  W.byte('E');
+  W.flush();
+  _exit(0);
+}
+
+Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units) {
+  StreamReader R(Data);
+  char Tag;
+  while (R.byte(Tag)) {
+    switch (Tag) {
+    case 'U': {
+      uint32_t N;
+      if (!R.u32(N))
+        break;
+      Units = std::max(Units, N);
+      continue;
+    }
+    case 'A': {
+      uint64_t A;
+      uint32_t N;
+      if (!R.u64(A) || !R.u32(N) || N > (1u << 20))
+        break;
+      std::vector<SourceFrame> &Out = Cache[A];
+      Out.clear();
+      bool Ok = true;
+      for (uint32_t K = 0; K < N && Ok; ++K) {
+        SourceFrame F;
+        StringRef Name;
+        Ok = R.u32(F.LineOffset) && R.u32(F.Discriminator) &&
+             R.u32(F.DupFactor) && R.str(Name);
+        F.Function = Names.save(Name);
+        Out.push_back(F);
+      }
+      if (!Ok)
+        break;
+      continue;
+    }
+    case 'W': {
+      StringRef Msg;
+      if (!R.str(Msg))
+        break;
+      warn(Msg);
+      continue;
+    }
+    case 'E':
+      return Error::success();
+    default:
+      break;
+    }
+    break;
+  }
+  return makeError("{0}: debug info: the DWARF reader's answer was cut short",
+                   Path);
+}
+
+Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
+  std::vector<uint64_t> Todo;
+  Todo.reserve(Addrs.size());
+  for (uint64_t A : Addrs)
+    if (!I->Cache.count(A))
+      Todo.push_back(A);
+  llvm::sort(Todo);
+  Todo.erase(std::unique(Todo.begin(), Todo.end()), Todo.end());
+  if (Todo.empty())
+    return Error::success();
+  if (!I->Isolate) {
+    for (uint64_t A : Todo)
+      (void)frames(A);
+    return Error::success();
+  }
+  // One child per run of at least 4096 addresses (forking costs more than
+  // looking up a few).
+  Jobs = std::max(1u, std::min<unsigned>(Jobs, (Todo.size() + 4095) / 4096));
+  struct Child {
+    pid_t Pid = -1;
+    int Fd = -1;
+  };
+  std::vector<Child> Children;
+  size_t Per = (Todo.size() + Jobs - 1) / Jobs;
+  for (size_t Begin = 0; Begin < Todo.size(); Begin += Per) {
+    ArrayRef<uint64_t> Run =
+        ArrayRef(Todo).slice(Begin, std::min(Per, Todo.size() - Begin));
+    int P[2];
+    if (::pipe(P) != 0)
+      return makeError("{0}: debug info: cannot make a pipe: {1}", I->Path,
+                       strerror(errno));
+    fflush(nullptr);
+    pid_t Pid = ::fork();
+    if (Pid == 0) {
+      ::close(P[0]);
+      for (const Child &C : Children)
+        ::close(C.Fd);
+      I->serve(Run, P[1]);
+    }
+    ::close(P[1]);
+    if (Pid < 0) {
+      ::close(P[0]);
+      return makeError("{0}: debug info: cannot start a process: {1}",
+                       I->Path, strerror(errno));
+    }
+    Children.push_back({Pid, P[0]});
+  }
+  // Read every answer, then reap every child, so none is left behind.
+  std::vector<std::string> Answers(Children.size());
+  for (size_t K = 0; K < Children.size(); ++K) {
+    char Buf[1 << 16];
+    for (;;) {
+      ssize_t N = ::read(Children[K].Fd, Buf, sizeof(Buf));
+      if (N < 0 && errno == EINTR)
+        continue;
+      if (N <= 0)
+        break;
+      Answers[K].append(Buf, size_t(N));
+    }
+    ::close(Children[K].Fd);
+  }
+  std::optional<Error> Err;
+  uint32_t Units = 0;
+  for (size_t K = 0; K < Children.size(); ++K) {
+    int Status = 0;
+    while (::waitpid(Children[K].Pid, &Status, 0) < 0 && errno == EINTR) {
+    }
+    if (Err)
+      continue;
+    if (WIFSIGNALED(Status))
+      Err = makeError(
+          "{0}: debug info: LLVM's DWARF parser crashed on it (signal {1}, "
+          "{2}): the DWARF is corrupt; fdata output (-o x.fdata) does not "
+          "need debug info",
+          I->Path, WTERMSIG(Status), strsignal(WTERMSIG(Status)));
+    else if (WIFEXITED(Status) && WEXITSTATUS(Status) == 4)
+      Err = makeError("{0}: debug info: LLVM's DWARF parser gave up on it "
+                      "(fatal error): the DWARF is corrupt; fdata output "
+                      "(-o x.fdata) does not need debug info",
+                      I->Path);
+    else if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0)
+      Err = makeError("{0}: debug info: the DWARF reader failed (exit status "
+                      "{1}); the DWARF may be corrupt",
+                      I->Path, WEXITSTATUS(Status));
+    else if (Error E = I->absorb(Answers[K], Units))
+      Err = std::move(E);
+  }
+  if (Err)
+    return std::move(*Err);
+  I->HasDebug = Units > 0;
+  return Error::success();
 }
 
 } // namespace lbr2prof

@@ -60,6 +60,20 @@ bool sameBuildId(ArrayRef<uint8_t> A, ArrayRef<uint8_t> B) {
 /// Reads an lbr-record truth file (docs/lbr-record.md) as exact counts:
 /// its mappings become MMAP2 events, its ranges and branches are added
 /// with their counts.
+/// The DWARF parser's complaints, one line each: the first few distinct
+/// ones, then how many more there were.
+static void reportDwarfWarnings(const Symbolizer &Sym, raw_ostream &Err) {
+  ArrayRef<std::string> W = Sym.warnings();
+  const size_t Shown = 3;
+  for (size_t K = 0; K < W.size() && K < Shown; ++K)
+    Err << "lbr2prof: warning: " << Sym.debugPath() << ": debug info: " << W[K]
+        << "\n";
+  if (Sym.warningCount() > std::min(W.size(), Shown))
+    Err << "lbr2prof: warning: " << Sym.debugPath() << ": "
+        << Sym.warningCount() - std::min(W.size(), Shown)
+        << " more debug-info warnings\n";
+}
+
 static Error readTruth(StringRef Path, LbrAggregator &Agg) {
   auto Buf = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
   if (!Buf)
@@ -178,9 +192,13 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     for (auto &[D, N] : Raw.SamplesPerDso)
       V.push_back({N, D});
     std::sort(V.rbegin(), V.rend());
+    // One line: the five busiest, then how many more.
     std::string S;
-    for (auto &[N, D] : V)
-      S += formatv("\n  {0,10} {1}", N, D < 0 ? "[unknown]" : Dsos[D].Path);
+    for (size_t K = 0; K < V.size() && K < 5; ++K)
+      S += formatv("{0} {1} {2}", K ? "," : "", V[K].first,
+                   V[K].second < 0 ? "[unknown]" : Dsos[V[K].second].Path);
+    if (V.size() > 5)
+      S += formatv(", and {0} more", V.size() - 5);
     return S;
   };
   if (Raw.Stats.Samples == 0 && Opts.FromTruth.empty())
@@ -200,8 +218,14 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     BinPath = Dsos[Dso].Path;
   }
   Expected<std::unique_ptr<BinaryImage>> Img = BinaryImage::open(BinPath);
-  if (!Img)
-    return Img.takeError();
+  if (!Img) {
+    if (!Opts.Binary.empty())
+      return Img.takeError();
+    // The path the recording names: say where it came from and what to do.
+    return makeError("{0} (the busiest file of the recording, by the path it "
+                     "was mapped from; give its copy with --binary PATH)",
+                     toString(Img.takeError()));
+  }
   const BinaryImage &Image = **Img;
   // Every mapped file that is this binary (same build-id, or same file
   // name when the recording has no build-id for it) counts as one.
@@ -260,14 +284,22 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
         Symbolizer::create(BinPath, Image.buildId(), SO);
     if (!Sym)
       return Sym.takeError();
-    if (!(*Sym)->hasDebugInfo())
+    auto NoDebug = [&] {
       return makeError("{0}: no debug info (DWARF): a sample profile needs "
                        "line numbers; build with -g, or give --debug-file; "
                        "fdata output (-o x.fdata) works without it",
                        (*Sym)->debugPath());
+    };
+    if (!(*Sym)->hasDebugInfo())
+      return NoDebug();
     BinaryProfileOptions PO;
     PO.Threads = Threads;
     BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
+    if (Error E = (*Sym)->prefetch(sampleProfileAddresses(P, Image), Threads))
+      return E;
+    if (!(*Sym)->hasDebugInfo())
+      return NoDebug();
+    reportDwarfWarnings(**Sym, Err);
     SampleProfileResult SP = buildSampleProfile(P, Image, **Sym);
     if (Opts.Stats) {
       printProfileStats(P.Stats, Raw.Stats, Err);

@@ -490,6 +490,33 @@ StringRef PerfReader::formatName() const {
 }
 uint64_t PerfReader::unknownIdSamples() const { return I->UnknownIdSamples; }
 
+/// An input without the perf.data magic is read as `perf script` text, unless
+/// its first bytes are not text (control characters other than tab, CR and
+/// LF): then it is neither, and the error shows what it starts with.
+static Error checkTextStart(ArrayRef<uint8_t> Start, StringRef Name) {
+  InputLocation Loc;
+  Loc.File = Name.str();
+  if (Start.empty())
+    return inputError(Loc, "the file is empty (expected a perf.data file or "
+                           "`perf script` text)");
+  bool Text = llvm::all_of(Start, [](uint8_t C) {
+    return C >= 0x20 ? C != 0x7f : C == '\t' || C == '\n' || C == '\r';
+  });
+  if (Text)
+    return Error::success();
+  std::string Hex;
+  for (uint8_t C : Start)
+    Hex += formatv("{0}{1:x-2}", Hex.empty() ? "" : " ", C).str();
+  StringRef Hint = Start.size() >= 4 && memcmp(Start.data(), "\x7f" "ELF", 4) == 0
+                       ? "; this is an ELF file: give binaries with --binary"
+                       : "";
+  Loc.Offset = 0;
+  return inputError(Loc, formatv("not a perf.data file (expected magic "
+                                 "'PERFILE2', found {0}) nor `perf script` "
+                                 "text{1}",
+                                 Hex, Hint));
+}
+
 Expected<std::unique_ptr<EventSource>>
 openEventSource(StringRef Path, PerfReaderOptions Opts) {
   Expected<std::unique_ptr<ByteSource>> Src = ByteSource::openFile(Path);
@@ -518,6 +545,8 @@ openEventSource(StringRef Path, PerfReaderOptions Opts) {
       return R.takeError();
     return std::unique_ptr<EventSource>(std::move(*R));
   }
+  if (Error E = checkTextStart(ArrayRef<uint8_t>(Magic, Got), Path))
+    return std::move(E);
   return openScriptSource(std::move(*Src));
 }
 
@@ -532,6 +561,8 @@ openEventSourceBuffer(ArrayRef<uint8_t> Bytes, StringRef Name) {
       return R.takeError();
     return std::unique_ptr<EventSource>(std::move(*R));
   }
+  if (Error E = checkTextStart(Magic, Name))
+    return std::move(E);
   return openScriptSource(std::move(Src));
 }
 

@@ -71,13 +71,15 @@ public:
       ZSTD_freeDStream(ZStream);
   }
 
+  /// Type of a record whose header could not be read.
+  static constexpr uint32_t UnknownType = ~0u;
   InputLocation loc(uint64_t Off, uint64_t Rec = InputLocation::NoRecord,
-                    uint32_t Type = 0) const {
+                    uint32_t Type = UnknownType) const {
     InputLocation L;
     L.File = Src->name();
     L.Offset = Off;
     L.Record = Rec;
-    if (Rec != InputLocation::NoRecord) {
+    if (Rec != InputLocation::NoRecord && Type != UnknownType) {
       StringRef N = recordTypeName(Type);
       L.RecordKind = N.empty() ? formatv("type {0}", Type).str() : N.str();
     }

@@ -50,6 +50,11 @@ private:
     InputLocation Loc;
     Loc.File = Src->name();
     Loc.Line = LineNo;
+    // Nothing read so far: the file may well not be perf script output at
+    // all, so say how it came to be read as such.
+    if (!LinesRead)
+      return inputError(Loc, Msg + " (the file has no perf.data magic, so it "
+                                   "was read as `perf script` text)");
     return inputError(Loc, Msg);
   }
   bool parseBranch(StringRef Tok, BranchEntry &B) const;
@@ -58,6 +63,8 @@ private:
   PerfFileInfo Info;
   uint64_t Consumed = 0;
   uint64_t LineNo = 0;
+  /// Lines read without error.
+  uint64_t LinesRead = 0;
   uint64_t RecordNo = 0;
   std::vector<BranchEntry> Branches;
 };
@@ -324,6 +331,7 @@ Error ScriptReader::run(PerfEventHandler &H) {
           Chars[K] = ' ';
       if (Error E = line(Text.slice(Start, NL), H))
         return E;
+      ++LinesRead;
       Start = NL + 1;
       if (Start >= Text.size())
         break;

@@ -36,6 +36,21 @@ FunctionSamples &nodeFor(SampleProfileMap &M, ArrayRef<SourceFrame> Frames) {
 }
 } // namespace
 
+std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
+                                             const BinaryImage &Image) {
+  std::vector<uint64_t> A;
+  for (const auto &[F, Cfg] : P.Functions) {
+    if (Cfg.InstCounts.empty() && Cfg.Taken.empty())
+      continue;
+    for (const Inst &I : Image.instructions(F))
+      A.push_back(I.Addr);
+    for (const Edge &E : Cfg.Taken)
+      if (E.To != ExternalAddr)
+        A.push_back(E.To);
+  }
+  return A;
+}
+
 SampleProfileResult buildSampleProfile(const BinaryProfile &P,
                                        const BinaryImage &Image,
                                        Symbolizer &Sym) {

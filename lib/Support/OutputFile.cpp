@@ -59,7 +59,7 @@ Error AtomicOutputFile::commit() {
     return makeError("{0}: write failed: {1}", Path, Msg);
   }
   if (std::error_code EC = sys::fs::rename(TempPath, Path))
-    return makeError("{0}: cannot rename {1} into place: {2}", Path, TempPath,
+    return makeError("{0}: cannot replace it with the new output: {1}", Path,
                      EC.message());
   Committed = true;
   return Error::success();

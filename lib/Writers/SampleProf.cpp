@@ -1,20 +1,39 @@
-//===- SampleProf.cpp - SampleProfileWriter into a temporary file ---------===//
+//===- SampleProf.cpp - SampleProfileWriter into an AtomicOutputFile ------===//
 //
-// LLVM's writer wants a file name or an owned stream; it writes to a unique
-// temporary beside the destination, which is renamed into place only after
-// the writer is done and closed.
+// LLVM's writer wants a file name or a stream it owns, and an owned
+// raw_fd_ostream reports a failed close as a fatal error. So the writer gets
+// a stream of its own that forwards every write (and the ExtBinary format's
+// pwrite of its section table) to the AtomicOutputFile's, whose commit()
+// checks for errors and renames the temporary into place.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Writers/SampleProf.h"
 #include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/OutputFile.h"
 #include "llvm/ProfileData/SampleProfWriter.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Process.h"
 
 using namespace llvm;
 using namespace llvm::sampleprof;
 
 namespace lbr2prof {
+
+namespace {
+/// An unbuffered stream that forwards to a file stream it does not own.
+class ForwardingStream : public raw_pwrite_stream {
+public:
+  explicit ForwardingStream(raw_fd_ostream &Target) : Target(Target) {
+    SetUnbuffered();
+  }
+
+private:
+  void write_impl(const char *P, size_t N) override { Target.write(P, N); }
+  void pwrite_impl(const char *P, size_t N, uint64_t Offset) override {
+    Target.pwrite(P, N, Offset);
+  }
+  uint64_t current_pos() const override { return Target.tell(); }
+  raw_fd_ostream &Target;
+};
+} // namespace
 
 Error writeSampleProfile(SampleProfileMap &Profiles, StringRef Path,
                          const SampleWriterOptions &Opts) {
@@ -23,40 +42,24 @@ Error writeSampleProfile(SampleProfileMap &Profiles, StringRef Path,
   SampleProfileFormat F = Opts.Format == SampleFormat::Text     ? SPF_Text
                           : Opts.Format == SampleFormat::Binary ? SPF_Binary
                                                                 : SPF_Ext_Binary;
-  bool ToStdout = Path == "-";
-  SmallString<256> Temp;
-  if (!ToStdout) {
-    int FD;
-    SmallString<256> Model(Path);
-    Model += ".tmp%%%%%%";
-    if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Temp))
-      return makeError("{0}: cannot create output: {1}", Path, EC.message());
-    sys::Process::SafelyCloseFileDescriptor(FD);
-  }
-  auto Fail = [&](Error E) {
-    if (!ToStdout)
-      sys::fs::remove(Temp);
-    return E;
-  };
+  Expected<std::unique_ptr<AtomicOutputFile>> Out =
+      AtomicOutputFile::create(Path);
+  if (!Out)
+    return Out.takeError();
   {
-    auto W = SampleProfileWriter::create(ToStdout ? StringRef("-")
-                                                  : StringRef(Temp),
-                                         F);
+    std::unique_ptr<raw_ostream> S =
+        std::make_unique<ForwardingStream>((*Out)->os());
+    auto W = SampleProfileWriter::create(S, F);
     if (!W)
-      return Fail(makeError("{0}: cannot write the profile: {1}", Path,
-                            W.getError().message()));
+      return makeError("{0}: cannot write the profile: {1}", Path,
+                       W.getError().message());
     if (Opts.UseMD5)
       (*W)->setUseMD5();
     if (std::error_code EC = (*W)->write(Profiles))
-      return Fail(makeError("{0}: cannot write the profile: {1}", Path,
-                            EC.message()));
-  } // The writer's stream is flushed and closed here.
-  if (ToStdout)
-    return Error::success();
-  if (std::error_code EC = sys::fs::rename(Temp, Path))
-    return Fail(makeError("{0}: cannot rename {1} into place: {2}", Path,
-                          Temp, EC.message()));
-  return Error::success();
+      return makeError("{0}: cannot write the profile: {1}", Path,
+                       EC.message());
+  }
+  return (*Out)->commit();
 }
 
 } // namespace lbr2prof

@@ -4,7 +4,8 @@
 // a per-process temporary file first (in /dev/shm when it exists). Then: the
 // segments and functions, the instructions of up to 64 functions, file
 // offsets mapped back to addresses, and the inline stacks at the addresses of
-// those instructions and at function starts.
+// those instructions and at function starts (looked up in a child process,
+// as the tool does).
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/BinaryImage.h"
@@ -88,6 +89,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   auto S = Symbolizer::create(Path, Img.buildId(), SymbolizerOptions());
   if (!S) {
     llvm::consumeError(S.takeError());
+    return 0;
+  }
+  mix((*S)->hasDebugInfo());
+  // DWARF is parsed in child processes (LLVM's parser is not safe on
+  // corrupt input); a child that crashes is an error here, which is what the
+  // tool reports too. The parent's side (the pipe protocol) is fuzzed.
+  if (llvm::Error E = (*S)->prefetch(Addrs, 1)) {
+    llvm::consumeError(std::move(E));
     return 0;
   }
   mix((*S)->hasDebugInfo());

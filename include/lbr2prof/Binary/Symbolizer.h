@@ -8,6 +8,12 @@
 // discriminator, with the duplication factor decoded apart. Each distinct
 // address is symbolized once and cached.
 //
+// LLVM's DWARF parser can crash on corrupt debug info (out-of-bounds reads
+// in the unit and line-table parsers). So by default no DWARF is parsed in
+// the process itself: prefetch() forks child processes that symbolize the
+// addresses and send the inline stacks back through pipes; a child that
+// dies becomes an error naming the file, and the tool exits cleanly.
+//
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_BINARY_SYMBOLIZER_H
 #define LBR2PROF_BINARY_SYMBOLIZER_H
@@ -17,6 +23,7 @@
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace lbr2prof {
@@ -39,6 +46,9 @@ struct SymbolizerOptions {
   std::string DebugFile;
   /// A .dwp package for split DWARF.
   std::string DwpFile;
+  /// Parse DWARF only in child processes (prefetch()); false parses it in
+  /// this process, on demand in frames().
+  bool Isolate = true;
 };
 
 class Symbolizer {
@@ -51,13 +61,23 @@ public:
          const SymbolizerOptions &Opts);
   ~Symbolizer();
 
-  /// True if any compile unit was found.
+  /// True if the file has debug info: a compile unit was found (or, when
+  /// isolated and before prefetch(), a .debug_info section exists).
   bool hasDebugInfo() const;
   /// The file the DWARF came from.
   llvm::StringRef debugPath() const;
+  /// Symbolizes Addrs (in any order, repeats allowed) ahead of frames(),
+  /// in up to Jobs child processes when isolated. Fails if a child crashed
+  /// or its answer was cut short.
+  llvm::Error prefetch(llvm::ArrayRef<uint64_t> Addrs, unsigned Jobs = 1);
   /// The inline stack at binary address Addr, innermost first; empty if the
-  /// address has no line information. Valid until the Symbolizer dies.
+  /// address has no line information (or, when isolated, was not
+  /// prefetched). Valid until the Symbolizer dies.
   llvm::ArrayRef<SourceFrame> frames(uint64_t Addr);
+  /// Distinct warnings the DWARF parser reported (first line of each).
+  llvm::ArrayRef<std::string> warnings() const;
+  /// How many warnings there were in all (repeats included).
+  uint64_t warningCount() const;
 
   class Impl;
 

@@ -21,6 +21,7 @@
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/ProfileData/SampleProf.h"
 #include "llvm/Support/raw_ostream.h"
+#include <vector>
 
 namespace lbr2prof {
 
@@ -39,6 +40,12 @@ struct SampleProfileResult {
   llvm::sampleprof::SampleProfileMap Profiles;
   SampleProfileStats Stats;
 };
+
+/// The addresses buildSampleProfile() asks Sym about: every instruction of
+/// each function that ran, and the targets of its taken branches (give them
+/// to Symbolizer::prefetch() first).
+std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
+                                             const BinaryImage &Image);
 
 /// Builds the profile. Names in the result point into Sym, which must
 /// outlive it.

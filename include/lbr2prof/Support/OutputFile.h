@@ -24,7 +24,8 @@ public:
   ~AtomicOutputFile();
 
   /// The stream to write to.
-  llvm::raw_ostream &os() { return *OS; }
+  /// (A file stream: LLVM writers that seek back, pwrite, can use it.)
+  llvm::raw_fd_ostream &os() { return *OS; }
   /// Flushes, checks for write errors and renames into place.
   llvm::Error commit();
 
