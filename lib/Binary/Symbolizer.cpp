@@ -12,7 +12,9 @@
 //   'U' u32 units                      compile units found
 //   'A' u64 addr, u32 n, n x frame     frame = u32 line offset, u32 base
 //                                      discriminator, u32 duplication
-//                                      factor, u32 name length, name bytes
+//                                      factor, u32 line, function name,
+//                                      file name (strings: u32 length,
+//                                      bytes)
 //   'W' u32 length, text               a warning from the DWARF parser
 //   'E'                                end: the answer is complete
 // then _exit(0)s. The parent reads each pipe to its end and reaps the child:
@@ -248,7 +250,7 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
 
 void Symbolizer::Impl::lookup(uint64_t Addr, std::vector<SourceFrame> &Out) {
   DILineInfoSpecifier Spec(
-      DILineInfoSpecifier::FileLineInfoKind::RawValue,
+      DILineInfoSpecifier::FileLineInfoKind::RelativeFilePath,
       DILineInfoSpecifier::FunctionNameKind::LinkageName);
   DIInliningInfo Info = context().getInliningInfoForAddress(
       {Addr, object::SectionedAddress::UndefSection}, Spec);
@@ -264,6 +266,9 @@ void Symbolizer::Impl::lookup(uint64_t Addr, std::vector<SourceFrame> &Out) {
                                                           /*IsFSD=*/false);
     F.DupFactor =
         DILocation::getDuplicationFactorFromDiscriminator(L.Discriminator);
+    if (L.FileName != DILineInfo::BadString)
+      F.File = Names.save(L.FileName);
+    F.Line = L.Line;
     Out.push_back(F);
   }
   // A stack is usable only whole: a missing frame would misplace counts.
@@ -276,6 +281,13 @@ ArrayRef<SourceFrame> Symbolizer::frames(uint64_t Addr) {
   if (New && !I->Isolate)
     I->lookup(Addr, It->second);
   return It->second;
+}
+
+SourceLine Symbolizer::lineAt(uint64_t Addr) {
+  ArrayRef<SourceFrame> F = frames(Addr);
+  if (F.empty())
+    return {};
+  return {F.front().File, F.front().Line};
 }
 
 namespace {
@@ -364,7 +376,9 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
       W.u32(F.LineOffset);
       W.u32(F.Discriminator);
       W.u32(F.DupFactor);
+      W.u32(F.Line);
       W.str(F.Function);
+      W.str(F.File);
     }
   }
   for (const std::string &Msg : Warnings) {
@@ -398,10 +412,12 @@ Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units) {
       bool Ok = true;
       for (uint32_t K = 0; K < N && Ok; ++K) {
         SourceFrame F;
-        StringRef Name;
+        StringRef Name, File;
         Ok = R.u32(F.LineOffset) && R.u32(F.Discriminator) &&
-             R.u32(F.DupFactor) && R.str(Name);
+             R.u32(F.DupFactor) && R.u32(F.Line) && R.str(Name) &&
+             R.str(File);
         F.Function = Names.save(Name);
+        F.File = File.empty() ? StringRef() : Names.save(File);
         Out.push_back(F);
       }
       if (!Ok)

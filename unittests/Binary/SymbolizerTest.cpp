@@ -100,6 +100,15 @@ TEST(Symbolizer, IsolatedAndInProcessAgree) {
       EXPECT_EQ(F1[K].LineOffset, F2[K].LineOffset);
       EXPECT_EQ(F1[K].Discriminator, F2[K].Discriminator);
       EXPECT_EQ(F1[K].DupFactor, F2[K].DupFactor);
+      EXPECT_EQ(F1[K].File, F2[K].File);
+      EXPECT_EQ(F1[K].Line, F2[K].Line);
+    }
+    // prog.c's own code is all in prog.c, on its lines 3 to 16.
+    if (!F1.empty()) {
+      EXPECT_TRUE(F1.front().File.ends_with("prog.c")) << F1.front().File.str();
+      EXPECT_GE(F1.front().Line, 3u);
+      EXPECT_LE(F1.front().Line, 16u);
+      EXPECT_EQ((*S1)->lineAt(Addr).Line, F1.front().Line);
     }
   }
   EXPECT_TRUE((*S1)->hasDebugInfo());

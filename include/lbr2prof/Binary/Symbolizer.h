@@ -39,6 +39,17 @@ struct SourceFrame {
   /// How many copies of this code the compiler made (unrolling,
   /// vectorization); counts are multiplied by it.
   uint32_t DupFactor = 1;
+  /// The source file (as the line table names it, relative to the
+  /// compilation directory when it is) and line, for reports.
+  llvm::StringRef File;
+  uint32_t Line = 0;
+};
+
+/// The innermost source position of an address (for reports).
+struct SourceLine {
+  /// Empty, and Line 0, when the address has no line information.
+  llvm::StringRef File;
+  uint32_t Line = 0;
 };
 
 struct SymbolizerOptions {
@@ -74,6 +85,8 @@ public:
   /// address has no line information (or, when isolated, was not
   /// prefetched). Valid until the Symbolizer dies.
   llvm::ArrayRef<SourceFrame> frames(uint64_t Addr);
+  /// The file and line of the innermost frame at Addr (from frames()).
+  SourceLine lineAt(uint64_t Addr);
   /// Distinct warnings the DWARF parser reported (first line of each).
   llvm::ArrayRef<std::string> warnings() const;
   /// How many warnings there were in all (repeats included).
