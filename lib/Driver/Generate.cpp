@@ -294,6 +294,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       return NoDebug();
     BinaryProfileOptions PO;
     PO.Threads = Threads;
+    PO.InferFlow = Opts.InferFlow;
     BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
     if (Error E = (*Sym)->prefetch(sampleProfileAddresses(P, Image), Threads))
       return E;
@@ -339,6 +340,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                        Opts.Inputs.front());
     BinaryProfileOptions PO;
     PO.Threads = Threads;
+    PO.InferFlow = Opts.InferFlow;
     BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
     if (Opts.Dump == "cfg")
       printCfgs(P, Image, Out);

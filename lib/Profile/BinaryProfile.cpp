@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/BinaryProfile.h"
+#include "lbr2prof/Profile/FlowInference.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
@@ -242,6 +243,8 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     std::sort(Cfg.FallThrough.begin(), Cfg.FallThrough.end(), ByAddr);
     Cfg.Taken = std::move(Wk.Taken);
     std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
+    if (Opts.InferFlow)
+      inferConsistentCounts(Cfg, Image);
   }
   return P;
 }

@@ -70,6 +70,9 @@ int main(int argc, char **argv) {
   App.add_flag("!--no-window-weighting", Gen.WindowWeighting,
                "Count every branch-stack entry as 1 instead of correcting "
                "the bias of time-based sampling");
+  App.add_flag("--infer-flow", Gen.InferFlow,
+               "Make block and edge counts consistent on each function's "
+               "CFG (minimum-cost flow) before writing");
   App.add_flag("--stats", Gen.Stats,
                "Print what was used and what was dropped, and why");
   App.add_option("--dump", Gen.Dump,

@@ -32,6 +32,8 @@ struct GenerateOptions {
   bool Stats = false;
   /// Correct time-based sampling bias (see AggregateOptions).
   bool WindowWeighting = true;
+  /// Make block and edge counts flow-consistent (see FlowInference.h).
+  bool InferFlow = false;
   /// "raw" or "cfg": also print that stage's text form to stdout.
   std::string Dump;
   unsigned Threads = 0;

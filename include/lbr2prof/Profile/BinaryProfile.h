@@ -90,6 +90,8 @@ struct BinaryProfile {
 
 struct BinaryProfileOptions {
   unsigned Threads = 1;
+  /// Make each function's counts flow-consistent (FlowInference.h).
+  bool InferFlow = false;
 };
 
 /// Builds the profile of DSO index Dso (as numbered by the aggregator's

@@ -1,0 +1,324 @@
+//===- FlowInference.cpp - consistent block and edge counts ---------------===//
+//
+// Sampled counts are estimates: a block's count (from the fall-through
+// ranges over it) need not equal the sum of its incoming or outgoing edge
+// counts (from taken branches and inferred fall-throughs). This pass finds
+// the consistent counts (flow conservation at every block) that deviate
+// least from the observed ones, as a minimum-cost flow problem, the approach
+// of "Profile Inference Revisited" (He et al., CGO 2022).
+//
+// Each observed quantity q with value o (a block's count, an edge's count,
+// the function's entry count, its exits) becomes an arc of the flow network
+// that is assumed to carry o: o is added as excess at the arc's head and
+// as deficit at its tail, and two correction arcs let the solver change it:
+//   tail -> head, unbounded, cost Inc per unit    (the value grows)
+//   head -> tail, capacity o, cost Dec per unit  (the value shrinks)
+// A block v is split into v.in -> v.out so that its count is an arc too.
+// S feeds the entry and T collects the exits, T -> S closes the circuit,
+// and every block can also be entered from S and left to T at a high cost
+// (indirect jumps, calls that do not return, code reached from elsewhere),
+// which keeps the problem feasible. Routing all excess to the deficits at
+// minimum cost (successive shortest paths, Dijkstra with potentials; all
+// costs start non-negative) gives the final value of each quantity as
+//   o + flow(Inc arc) - flow(Dec arc).
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Profile/FlowInference.h"
+#include "llvm/ADT/DenseMap.h"
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+
+using namespace llvm;
+
+namespace lbr2prof {
+
+namespace {
+
+constexpr int64_t Unbounded = std::numeric_limits<int64_t>::max() / 4;
+
+/// Minimum-cost flow on a small graph: arcs are stored in pairs (arc, its
+/// residual reverse), excess is routed to deficits along shortest paths.
+class MinCostFlow {
+public:
+  explicit MinCostFlow(unsigned N) : Out(N), Excess(N, 0), Pot(N, 0) {}
+
+  /// Adds arc U -> V (capacity Cap, cost per unit Cost >= 0).
+  unsigned addArc(unsigned U, unsigned V, int64_t Cap, int64_t Cost) {
+    unsigned A = Arcs.size();
+    Arcs.push_back({V, Cap, Cost});
+    Arcs.push_back({U, 0, -Cost});
+    Out[U].push_back(A);
+    Out[V].push_back(A + 1);
+    Flow0.push_back(Cap);
+    return A;
+  }
+  void addExcess(unsigned V, int64_t X) { Excess[V] += X; }
+  /// Flow on arc A (as returned by addArc).
+  int64_t flow(unsigned A) const { return Flow0[A / 2] - Arcs[A].Cap; }
+
+  /// Routes every unit of excess to a deficit. False if some excess cannot
+  /// reach any deficit (cannot happen with the S/T arcs built below).
+  bool solve() {
+    const unsigned N = Out.size();
+    std::vector<int64_t> Dist(N);
+    std::vector<int> Parent(N); // arc into the node on the shortest path
+    using QE = std::pair<int64_t, unsigned>;
+    for (;;) {
+      bool Any = false;
+      std::priority_queue<QE, std::vector<QE>, std::greater<QE>> Q;
+      std::fill(Dist.begin(), Dist.end(), Unbounded);
+      std::fill(Parent.begin(), Parent.end(), -1);
+      for (unsigned V = 0; V < N; ++V)
+        if (Excess[V] > 0) {
+          Dist[V] = 0;
+          Q.push({0, V});
+          Any = true;
+        }
+      if (!Any)
+        return true;
+      int Sink = -1;
+      while (!Q.empty()) {
+        auto [D, U] = Q.top();
+        Q.pop();
+        if (D != Dist[U])
+          continue;
+        if (Excess[U] < 0) {
+          Sink = int(U);
+          break;
+        }
+        for (unsigned A : Out[U]) {
+          const Arc &R = Arcs[A];
+          if (R.Cap <= 0)
+            continue;
+          int64_t ND = D + R.Cost + Pot[U] - Pot[R.To];
+          if (ND < Dist[R.To]) {
+            Dist[R.To] = ND;
+            Parent[R.To] = int(A);
+            Q.push({ND, R.To});
+          }
+        }
+      }
+      if (Sink < 0)
+        return false;
+      // Potentials keep reduced costs non-negative; nodes not settled get
+      // the sink's distance (a valid bound).
+      int64_t DS = Dist[Sink];
+      for (unsigned V = 0; V < N; ++V)
+        Pot[V] += std::min(Dist[V], DS);
+      // The path back to its source; push what the path and both ends allow.
+      int64_t Amount = -Excess[Sink];
+      unsigned V = unsigned(Sink);
+      while (Parent[V] >= 0) {
+        Amount = std::min(Amount, Arcs[Parent[V]].Cap);
+        V = Arcs[Parent[V] ^ 1].To;
+      }
+      unsigned Source = V;
+      Amount = std::min(Amount, Excess[Source]);
+      for (V = unsigned(Sink); Parent[V] >= 0; V = Arcs[Parent[V] ^ 1].To) {
+        Arcs[Parent[V]].Cap -= Amount;
+        Arcs[Parent[V] ^ 1].Cap += Amount;
+      }
+      Excess[Source] -= Amount;
+      Excess[Sink] += Amount;
+    }
+  }
+
+private:
+  struct Arc {
+    unsigned To;
+    int64_t Cap;
+    int64_t Cost;
+  };
+  std::vector<Arc> Arcs;
+  std::vector<int64_t> Flow0; // initial capacity of each forward arc
+  std::vector<std::vector<unsigned>> Out;
+  std::vector<int64_t> Excess;
+  std::vector<int64_t> Pot;
+};
+
+/// One observed quantity and its two correction arcs.
+struct Quantity {
+  unsigned Inc = 0, Dec = 0;
+  int64_t Observed = 0;
+};
+
+Quantity addQuantity(MinCostFlow &G, unsigned Tail, unsigned Head,
+                     uint64_t Observed, int64_t IncCost, int64_t DecCost) {
+  int64_t O = int64_t(std::min<uint64_t>(Observed, Unbounded / 1024));
+  Quantity Q;
+  Q.Observed = O;
+  Q.Inc = G.addArc(Tail, Head, Unbounded, IncCost);
+  Q.Dec = G.addArc(Head, Tail, O, DecCost);
+  G.addExcess(Head, O);
+  G.addExcess(Tail, -O);
+  return Q;
+}
+
+int64_t valueOf(const MinCostFlow &G, const Quantity &Q) {
+  return Q.Observed + G.flow(Q.Inc) - G.flow(Q.Dec);
+}
+
+} // namespace
+
+bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
+                           const FlowInferenceCosts &C) {
+  const FunctionSym &FS = Image.functions()[Cfg.Func];
+  ArrayRef<Inst> Insts = Image.instructions(Cfg.Func);
+  const unsigned NB = Cfg.Blocks.size();
+  if (NB == 0 || Insts.empty())
+    return false;
+  auto blockOf = [&](uint64_t Addr) -> int {
+    auto It = std::upper_bound(
+        Cfg.Blocks.begin(), Cfg.Blocks.end(), Addr,
+        [](uint64_t A, const Block &B) { return A < B.Start; });
+    if (It == Cfg.Blocks.begin())
+      return -1;
+    --It;
+    return Addr < It->End ? int(It - Cfg.Blocks.begin()) : -1;
+  };
+  auto lastInst = [&](unsigned B) -> int {
+    int Idx = instIndexAt(Insts, Cfg.Blocks[B].End - 1);
+    // End - 1 is inside the last instruction, not its start.
+    if (Idx < 0) {
+      auto It = std::upper_bound(
+          Insts.begin(), Insts.end(), Cfg.Blocks[B].End - 1,
+          [](uint64_t A, const Inst &I) { return A < I.Addr; });
+      if (It == Insts.begin())
+        return -1;
+      Idx = int(It - Insts.begin()) - 1;
+    }
+    return Insts[Idx].Addr >= Cfg.Blocks[B].Start ? Idx : -1;
+  };
+
+  const unsigned S = 2 * NB, T = 2 * NB + 1;
+  MinCostFlow G(2 * NB + 2);
+  auto In = [](unsigned B) { return 2 * B; };
+  auto OutN = [](unsigned B) { return 2 * B + 1; };
+
+  std::vector<Quantity> BlockQ(NB);
+  for (unsigned B = 0; B < NB; ++B)
+    BlockQ[B] = addQuantity(G, In(B), OutN(B), Cfg.Blocks[B].Count,
+                            Cfg.Blocks[B].Count ? C.IncBlock : C.IncColdBlock,
+                            C.DecBlock);
+
+  // CFG edges: observed taken branches and fall-throughs, then the ones the
+  // code allows but no sample saw. A conditional branch to the next block
+  // is one edge, whichever way it went.
+  struct CfgEdge {
+    uint64_t FromAddr = 0, ToAddr = 0;
+    uint64_t Count = 0;
+    bool Taken = false, Observed = false;
+    Quantity Q;
+  };
+  std::map<std::pair<unsigned, unsigned>, CfgEdge> Edges;
+  auto addEdge = [&](unsigned U, unsigned V, uint64_t FromAddr,
+                     uint64_t ToAddr, bool Taken, uint64_t Count,
+                     bool Observed) {
+    auto [It, New] = Edges.try_emplace({U, V});
+    CfgEdge &E = It->second;
+    if (New || (Taken && !E.Taken)) {
+      E.FromAddr = FromAddr;
+      E.ToAddr = ToAddr;
+      E.Taken = Taken;
+    }
+    E.Count += Count;
+    E.Observed |= Observed;
+  };
+  auto isCall = [&](uint64_t Addr) {
+    int Idx = instIndexAt(Insts, Addr);
+    return Idx >= 0 && (Insts[Idx].Kind == InstKind::Call ||
+                        Insts[Idx].Kind == InstKind::IndirectCall);
+  };
+  std::vector<uint64_t> ExitCount(NB, 0);
+  for (const Edge &E : Cfg.Taken) {
+    int U = blockOf(E.From);
+    if (U < 0 || isCall(E.From)) // calls return: not edges of this CFG
+      continue;
+    int V = E.To == ExternalAddr ? -1 : blockOf(E.To);
+    if (V >= 0 && Cfg.Blocks[V].Start == E.To)
+      addEdge(unsigned(U), unsigned(V), E.From, E.To, true, E.Count, true);
+    else
+      ExitCount[U] += E.Count; // returns, tail calls, jumps out
+  }
+  for (const Edge &E : Cfg.FallThrough) {
+    int U = blockOf(E.From), V = blockOf(E.To);
+    if (U >= 0 && V >= 0)
+      addEdge(unsigned(U), unsigned(V), E.From, E.To, false, E.Count, true);
+  }
+  for (unsigned U = 0; U < NB; ++U) {
+    int L = lastInst(U);
+    if (L < 0)
+      continue;
+    const Inst &I = Insts[L];
+    if (!endsFallThrough(I.Kind) && U + 1 < NB &&
+        Cfg.Blocks[U + 1].Start == Cfg.Blocks[U].End)
+      addEdge(U, U + 1, I.Addr, Cfg.Blocks[U + 1].Start, false, 0, false);
+    if ((I.Kind == InstKind::CondBranch || I.Kind == InstKind::UncondBranch) &&
+        I.Target >= FS.Start && I.Target < FS.End) {
+      int V = blockOf(I.Target);
+      if (V >= 0 && Cfg.Blocks[V].Start == I.Target)
+        addEdge(U, unsigned(V), I.Addr, I.Target, true, 0, false);
+    }
+  }
+  for (auto &[UV, E] : Edges)
+    E.Q = addQuantity(G, OutN(UV.first), In(UV.second), E.Count,
+                      E.Observed ? C.IncEdge : C.IncUnseenEdge, C.DecEdge);
+
+  Quantity Entry = addQuantity(G, S, In(0), Cfg.EntryCount, C.IncEntry,
+                               C.DecEntry);
+  std::vector<Quantity> ExitQ(NB);
+  for (unsigned B = 0; B < NB; ++B) {
+    if (B > 0)
+      G.addArc(S, In(B), Unbounded, C.Elsewhere);
+    if (ExitCount[B])
+      ExitQ[B] = addQuantity(G, OutN(B), T, ExitCount[B], C.IncExit,
+                             C.DecExit);
+    G.addArc(OutN(B), T, Unbounded, C.Elsewhere);
+  }
+  G.addArc(T, S, Unbounded, 0);
+  if (!G.solve())
+    return false;
+
+  // Write the consistent counts back.
+  for (unsigned B = 0; B < NB; ++B)
+    Cfg.Blocks[B].Count = uint64_t(std::max<int64_t>(0, valueOf(G, BlockQ[B])));
+  Cfg.EntryCount = uint64_t(std::max<int64_t>(0, valueOf(G, Entry)));
+  DenseMap<std::pair<uint64_t, uint64_t>, uint64_t> NewTaken;
+  Cfg.FallThrough.clear();
+  for (const auto &[UV, E] : Edges) {
+    int64_t V = valueOf(G, E.Q);
+    if (E.Taken)
+      NewTaken[{E.FromAddr, E.ToAddr}] = uint64_t(std::max<int64_t>(0, V));
+    else if (V > 0)
+      Cfg.FallThrough.push_back({E.FromAddr, E.ToAddr, uint64_t(V), 0, 0});
+  }
+  for (Edge &E : Cfg.Taken) {
+    auto It = NewTaken.find({E.From, E.To});
+    if (It == NewTaken.end())
+      continue;
+    E.Count = It->second;
+    NewTaken.erase(It);
+  }
+  for (const auto &[K, V] : NewTaken)
+    if (V > 0)
+      Cfg.Taken.push_back({K.first, K.second, V, 0, 0});
+  auto ByAddr = [](const Edge &A, const Edge &B) {
+    return std::tie(A.From, A.To) < std::tie(B.From, B.To);
+  };
+  std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
+  Cfg.InstCounts.clear();
+  for (unsigned B = 0; B < NB; ++B) {
+    if (!Cfg.Blocks[B].Count)
+      continue;
+    auto It = std::lower_bound(
+        Insts.begin(), Insts.end(), Cfg.Blocks[B].Start,
+        [](const Inst &I, uint64_t A) { return I.Addr < A; });
+    for (; It != Insts.end() && It->Addr < Cfg.Blocks[B].End; ++It)
+      Cfg.InstCounts.push_back({It->Addr, Cfg.Blocks[B].Count});
+  }
+  return true;
+}
+
+} // namespace lbr2prof
