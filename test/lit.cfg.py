@@ -72,3 +72,6 @@ if have("valgrind"):
     config.available_features.add("valgrind")
 if have("llvm-bolt"):
     config.available_features.add("llvm-bolt")
+# Headless Chromium renders the HTML report for a screenshot check.
+if have("chromium"):
+    config.available_features.add("chromium")

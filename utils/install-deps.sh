@@ -6,7 +6,8 @@ set -eu
 PKGS="cmake ninja-build pkg-config python3 llvm-19-dev clang-19 lld-19 bolt-19
 llvm-19-tools libzstd-dev libcli11-dev libgtest-dev qemu-user linux-perf
 autofdo valgrind hyperfine zstd file binutils make libclang-rt-19-dev
-libc6-dev-arm64-cross libgcc-12-dev-arm64-cross"
+libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
+chromium"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -57,7 +57,15 @@ public:
   UniqueStringSaver Names{Alloc};
   std::string DwpFile;
   bool Isolate = true;
-  DenseMap<uint64_t, std::vector<SourceFrame>> Cache;
+  /// What one address resolved to.
+  struct Entry {
+    /// The whole inline stack, or nothing (see lookup()).
+    std::vector<SourceFrame> Frames;
+    /// The innermost line, also when no subprogram encloses the address
+    /// (assembler output has a line table and only labels).
+    SourceLine Line;
+  };
+  DenseMap<uint64_t, Entry> Cache;
   bool HasDebug = false;
   std::vector<std::string> Warnings;
   std::set<std::string> SeenWarnings;
@@ -84,9 +92,16 @@ public:
     return *Ctx;
   }
   /// Looks Addr up in the DWARF (in this process).
-  void lookup(uint64_t Addr, std::vector<SourceFrame> &Out);
+  void lookup(uint64_t Addr, Entry &Out);
   /// The child's side of prefetch(): answers Addrs on Fd, never returns.
   [[noreturn]] void serve(ArrayRef<uint64_t> Addrs, int Fd);
+  /// The cached answer for Addr, looked up now unless isolated.
+  Entry &entry(uint64_t Addr) {
+    auto [It, New] = Cache.try_emplace(Addr);
+    if (New && !Isolate)
+      lookup(Addr, It->second);
+    return It->second;
+  }
   /// Reads one child's answer into the cache.
   Error absorb(StringRef Data, uint32_t &Units);
 };
@@ -248,7 +263,8 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
   return std::unique_ptr<Symbolizer>(new Symbolizer(std::move(I)));
 }
 
-void Symbolizer::Impl::lookup(uint64_t Addr, std::vector<SourceFrame> &Out) {
+void Symbolizer::Impl::lookup(uint64_t Addr, Entry &E) {
+  std::vector<SourceFrame> &Out = E.Frames;
   DILineInfoSpecifier Spec(
       DILineInfoSpecifier::FileLineInfoKind::RelativeFilePath,
       DILineInfoSpecifier::FunctionNameKind::LinkageName);
@@ -274,21 +290,18 @@ void Symbolizer::Impl::lookup(uint64_t Addr, std::vector<SourceFrame> &Out) {
   // A stack is usable only whole: a missing frame would misplace counts.
   if (Out.size() != Info.getNumberOfFrames())
     Out.clear();
+  if (Info.getNumberOfFrames() > 0) {
+    const DILineInfo &L = Info.getFrame(0);
+    if (L.Line != 0 && L.FileName != DILineInfo::BadString)
+      E.Line = {Names.save(L.FileName), L.Line};
+  }
 }
 
 ArrayRef<SourceFrame> Symbolizer::frames(uint64_t Addr) {
-  auto [It, New] = I->Cache.try_emplace(Addr);
-  if (New && !I->Isolate)
-    I->lookup(Addr, It->second);
-  return It->second;
+  return I->entry(Addr).Frames;
 }
 
-SourceLine Symbolizer::lineAt(uint64_t Addr) {
-  ArrayRef<SourceFrame> F = frames(Addr);
-  if (F.empty())
-    return {};
-  return {F.front().File, F.front().Line};
-}
+SourceLine Symbolizer::lineAt(uint64_t Addr) { return I->entry(Addr).Line; }
 
 namespace {
 /// Buffered writes to a pipe; a failed write ends the child.
@@ -365,14 +378,17 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
   PipeWriter W(Fd);
   W.byte('U');
   W.u32(context().getNumCompileUnits());
-  std::vector<SourceFrame> Frames;
+  Entry E;
   for (uint64_t A : Addrs) {
-    Frames.clear();
-    lookup(A, Frames);
+    E.Frames.clear();
+    E.Line = {};
+    lookup(A, E);
     W.byte('A');
     W.u64(A);
-    W.u32(uint32_t(Frames.size()));
-    for (const SourceFrame &F : Frames) {
+    W.u32(E.Line.Line);
+    W.str(E.Line.File);
+    W.u32(uint32_t(E.Frames.size()));
+    for (const SourceFrame &F : E.Frames) {
       W.u32(F.LineOffset);
       W.u32(F.Discriminator);
       W.u32(F.DupFactor);
@@ -404,10 +420,14 @@ Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units) {
     }
     case 'A': {
       uint64_t A;
-      uint32_t N;
-      if (!R.u64(A) || !R.u32(N) || N > (1u << 20))
+      uint32_t N, Line;
+      StringRef LineFile;
+      if (!R.u64(A) || !R.u32(Line) || !R.str(LineFile) || !R.u32(N) ||
+          N > (1u << 20))
         break;
-      std::vector<SourceFrame> &Out = Cache[A];
+      Entry &En = Cache[A];
+      En.Line = {LineFile.empty() ? StringRef() : Names.save(LineFile), Line};
+      std::vector<SourceFrame> &Out = En.Frames;
       Out.clear();
       bool Ok = true;
       for (uint32_t K = 0; K < N && Ok; ++K) {

@@ -8,6 +8,7 @@
 #include "lbr2prof/Config.h"
 #include "lbr2prof/Driver/Dump.h"
 #include "lbr2prof/Driver/Generate.h"
+#include "lbr2prof/Report/Report.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,7 +41,8 @@ int main(int argc, char **argv) {
   lbr2prof dump --show-mmap-events perf.data
   lbr2prof dump --summary perf.data        record counts, samples per pid and DSO, features
   perf record -o - -b ./app | lbr2prof dump --summary -
-  lbr2prof dump script.txt                 perf script text works as input too)");
+  lbr2prof dump script.txt                 perf script text works as input too
+  lbr2prof report perf.data --binary app   hot branches, outcomes, latency, paths, calls)");
   App.set_version_flag("--version",
                        "lbr2prof " LBR2PROF_VERSION " (LLVM " LBR2PROF_LLVM_VERSION
                        ")");
@@ -114,6 +116,43 @@ int main(int argc, char **argv) {
   lbr2prof dump --show-mmap-events --show-task-events perf.data
   lbr2prof dump --summary perf.data)");
 
+  ReportOptions Rep;
+  std::string SortName = "count";
+  CLI::App *ReportCmd = App.add_subcommand(
+      "report", "Show what the branch stacks say about a binary: hot "
+                "branches, branch outcomes, mispredictions, block latency, "
+                "hot paths, calls");
+  ReportCmd
+      ->add_option("inputs", Rep.Inputs,
+                   "perf.data files (file or pipe mode, '-' for stdin) or "
+                   "perf script text; several add up")
+      ->required();
+  ReportCmd->add_option("--binary", Rep.Binary,
+                        "The binary to report on (default: the mapped file "
+                        "with the most samples)");
+  ReportCmd->add_option("--pid", Rep.Pids, "Only samples of these processes");
+  ReportCmd->add_flag("--ignore-build-id", Rep.IgnoreBuildId,
+                      "Use the binary even if its build-id differs from the "
+                      "recorded one");
+  ReportCmd->add_option("--top", Rep.Top, "Rows per table (default 20)");
+  ReportCmd
+      ->add_option("--sort", SortName,
+                   "Order of the branch table: count | mispred | misrate | "
+                   "cycles (default count)")
+      ->check(CLI::IsMember({"count", "mispred", "misrate", "cycles"}));
+  ReportCmd->add_option("--html", Rep.HtmlOutput,
+                        "Also write a self-contained HTML page with plots");
+  ReportCmd->add_option("--block", Rep.Block,
+                        "Show the cycles histogram of this block: 0xADDR "
+                        "(binary address it starts at, or else contains) or "
+                        "FUNCTION:LINE");
+  ReportCmd->add_option("--path-length", Rep.PathLength,
+                        "Blocks per hot path (1-8, default 3)");
+  ReportCmd->footer(R"(Examples:
+  lbr2prof report perf.data --binary app
+  lbr2prof report perf.data --binary app --sort misrate --top 10
+  lbr2prof report perf.data --binary app --block main:42 --html app.html)");
+
   try {
     App.parse(argc, argv);
   } catch (const CLI::ParseError &E) {
@@ -123,6 +162,21 @@ int main(int argc, char **argv) {
   if (App.got_subcommand(DumpCmd)) {
     raw_fd_ostream &OS = outs();
     if (Error E = runDump(Dump, OS))
+      return reportError(std::move(E));
+    OS.flush();
+    if (OS.has_error()) {
+      OS.clear_error();
+      return 1;
+    }
+    return 0;
+  }
+  if (App.got_subcommand(ReportCmd)) {
+    Rep.Sort = SortName == "mispred"   ? ReportSort::Mispred
+               : SortName == "misrate" ? ReportSort::MispredRate
+               : SortName == "cycles"  ? ReportSort::Cycles
+                                       : ReportSort::Count;
+    raw_fd_ostream &OS = outs();
+    if (Error E = runReport(Rep, OS))
       return reportError(std::move(E));
     OS.flush();
     if (OS.has_error()) {

@@ -85,7 +85,9 @@ public:
   /// address has no line information (or, when isolated, was not
   /// prefetched). Valid until the Symbolizer dies.
   llvm::ArrayRef<SourceFrame> frames(uint64_t Addr);
-  /// The file and line of the innermost frame at Addr (from frames()).
+  /// The file and line of the innermost frame at Addr. Unlike frames(), also
+  /// known where no subprogram encloses the address (assembler output has
+  /// only a line table) or the inline stack is incomplete.
   SourceLine lineAt(uint64_t Addr);
   /// Distinct warnings the DWARF parser reported (first line of each).
   llvm::ArrayRef<std::string> warnings() const;

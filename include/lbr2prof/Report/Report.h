@@ -1,0 +1,237 @@
+//===- Report.h - what the branch stacks say about a program ----*- C++ -*-===//
+//
+// `lbr2prof report`: reads perf.data inputs once, counting taken branches
+// and fall-through ranges with the LbrAggregator and, beside it, what the
+// RawProfile does not keep (ReportCollector): the cycles field of every
+// entry per basic block, and chains of consecutive blocks within one stack.
+// analyzeReport() then turns those address-keyed counts into tables in
+// binary (link-time) addresses of one binary, symbolizing each distinct
+// address once; printTextReport()/writeHtmlReport() render them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_REPORT_REPORT_H
+#define LBR2PROF_REPORT_REPORT_H
+
+#include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lbr2prof {
+
+/// How the branch tables are ordered.
+enum class ReportSort { Count, Mispred, MispredRate, Cycles };
+
+struct ReportOptions {
+  std::vector<std::string> Inputs;
+  /// The binary to report on; empty = the mapped file with the most samples.
+  std::string Binary;
+  std::vector<uint32_t> Pids;
+  bool IgnoreBuildId = false;
+  /// Rows per table.
+  unsigned Top = 20;
+  ReportSort Sort = ReportSort::Count;
+  /// Also write an HTML page here (the text still goes to the stream).
+  std::string HtmlOutput;
+  /// Blocks to show in detail: "0xADDR" (a block starting at, or else
+  /// containing, that binary address) or "function:line".
+  std::string Block;
+  /// Blocks per hot path (hyperblock).
+  unsigned PathLength = 3;
+  /// Histograms drawn for the hottest blocks when --block is not given.
+  unsigned HistogramBlocks = 3;
+};
+
+/// Runs the whole report: read, analyze, print text to Out (and write the
+/// HTML page if asked).
+llvm::Error runReport(const ReportOptions &Opts, llvm::raw_ostream &Out);
+
+//===----------------------------------------------------------------------===//
+// Collection (address-keyed, before any symbolization).
+//===----------------------------------------------------------------------===//
+
+/// Longest hot path the collector can key.
+constexpr unsigned MaxPathLength = 8;
+
+/// A fall-through block [Start, End] (Locs) and one cycles value observed
+/// for it.
+struct BlockCyclesKey {
+  Loc Start = 0, End = 0;
+  uint32_t Cycles = 0;
+  bool operator==(const BlockCyclesKey &O) const {
+    return Start == O.Start && End == O.End && Cycles == O.Cycles;
+  }
+};
+
+/// A chain of consecutive blocks, oldest first: for each block its start
+/// and end Loc; unused slots are 0.
+struct PathKey {
+  std::array<Loc, 2 * MaxPathLength> Ends{};
+  bool operator==(const PathKey &O) const { return Ends == O.Ends; }
+};
+
+struct BlockCyclesKeyInfo {
+  static BlockCyclesKey getEmptyKey() { return {~0ULL, ~0ULL, 0}; }
+  static BlockCyclesKey getTombstoneKey() { return {~0ULL - 1, ~0ULL, 0}; }
+  static unsigned getHashValue(const BlockCyclesKey &K);
+  static bool isEqual(const BlockCyclesKey &A, const BlockCyclesKey &B) {
+    return A == B;
+  }
+};
+struct PathKeyInfo {
+  static PathKey getEmptyKey() {
+    PathKey K;
+    K.Ends[0] = ~0ULL;
+    return K;
+  }
+  static PathKey getTombstoneKey() {
+    PathKey K;
+    K.Ends[0] = ~0ULL - 1;
+    return K;
+  }
+  static unsigned getHashValue(const PathKey &K);
+  static bool isEqual(const PathKey &A, const PathKey &B) { return A == B; }
+};
+
+/// What the report needs beyond the RawProfile, counted per sample with
+/// the same entry rules as the aggregator (empty, wrong-path and
+/// duplicated-newest entries are skipped).
+struct ReportCounts {
+  /// Entries per (block, cycles value) with a cycles value != 0. The
+  /// block runs from an entry's target to the next newer entry's source;
+  /// its cycles are the newer entry's (cycles since the previous LBR
+  /// update, i.e. since the older branch).
+  llvm::DenseMap<BlockCyclesKey, uint64_t, BlockCyclesKeyInfo> BlockCycles;
+  /// Blocks (entries with a newer neighbour) whose newer entry had cycles 0.
+  uint64_t BlocksWithoutCycles = 0;
+  /// Entries with a non-zero cycles field, of all usable entries.
+  uint64_t EntriesWithCycles = 0, Entries = 0;
+  /// Occurrences of chains of PathLength consecutive blocks.
+  llvm::DenseMap<PathKey, uint64_t, PathKeyInfo> Paths;
+};
+
+/// Forwards every event to an LbrAggregator (single-threaded, unweighted)
+/// and counts ReportCounts from the same samples, locating addresses
+/// through the aggregator's process maps.
+class ReportCollector : public PerfEventHandler {
+public:
+  ReportCollector(LbrAggregator &Agg, const AggregateOptions &Opts,
+                  unsigned PathLength);
+  llvm::Error onSample(const Sample &S, const RecordInfo &R) override;
+  llvm::Error onMmap(const MmapEvent &E, const RecordInfo &R) override;
+  llvm::Error onComm(const CommEvent &E, const RecordInfo &R) override;
+  llvm::Error onTask(const TaskEvent &E, const RecordInfo &R) override;
+  ReportCounts Counts;
+
+private:
+  LbrAggregator &Agg;
+  const AggregateOptions &Opts;
+  unsigned PathLength;
+  /// Per-sample scratch, reused.
+  std::vector<Loc> From, To;
+  std::vector<uint8_t> Usable;
+};
+
+//===----------------------------------------------------------------------===//
+// The analyzed report (binary addresses of one binary).
+//===----------------------------------------------------------------------===//
+
+/// A symbolized binary address. Addr 0 with External set: outside the
+/// binary.
+struct ReportLoc {
+  uint64_t Addr = 0;
+  bool External = false;
+  /// Demangled function name ("" if none) and offset in it.
+  std::string Function;
+  uint64_t FuncOffset = 0;
+  /// Source file (base name) and line; Line 0 if unknown.
+  std::string File;
+  uint32_t Line = 0;
+};
+
+struct BranchRow {
+  ReportLoc From, To;
+  uint64_t Count = 0, Mispred = 0, CyclesSum = 0;
+};
+
+struct CondRow {
+  ReportLoc Branch, Target;
+  uint64_t Taken = 0, NotTaken = 0, MispredTaken = 0;
+};
+
+struct IndirectRow {
+  ReportLoc Source;
+  bool IsCall = false;
+  uint64_t Total = 0;
+  /// Targets by count, highest first.
+  std::vector<std::pair<ReportLoc, uint64_t>> Targets;
+};
+
+/// Log2 bins: bin 0 holds 1 cycle, bin k holds [2^k, 2^(k+1)-1]; the 16
+/// bins cover the 16-bit field.
+constexpr unsigned CycleBins = 16;
+
+struct BlockRow {
+  ReportLoc Start, End;
+  uint64_t Count = 0, Sum = 0;
+  uint32_t Min = 0, P50 = 0, P90 = 0, Max = 0;
+  std::array<uint64_t, CycleBins> Bins{};
+  /// Exact values with their counts, ascending (for --block).
+  std::vector<std::pair<uint32_t, uint64_t>> Values;
+};
+
+struct PathRow {
+  /// Blocks oldest first: (start, end).
+  std::vector<std::pair<ReportLoc, ReportLoc>> Blocks;
+  uint64_t Count = 0;
+};
+
+struct CallRow {
+  std::string Caller, Callee;
+  uint64_t Count = 0;
+};
+
+struct ReportData {
+  std::vector<std::string> Inputs;
+  std::string BinaryPath;
+  uint64_t Samples = 0, SamplesWithBranches = 0;
+  /// Usable entries in all files, and those with an end in the binary.
+  uint64_t Entries = 0, EntriesInBinary = 0;
+  /// Entries with a non-zero cycles field (0 on AMD).
+  uint64_t EntriesWithCycles = 0;
+  /// Sum of the counts of the rows below, before cutting to Top.
+  uint64_t CondTotal = 0, IndirectTotal = 0, BlockTotal = 0, PathTotal = 0,
+           CallTotal = 0;
+  size_t BranchRowsAll = 0, CondRowsAll = 0, IndirectRowsAll = 0,
+         BlockRowsAll = 0, PathRowsAll = 0, CallRowsAll = 0;
+  std::vector<BranchRow> Branches;
+  std::vector<CondRow> Conds;
+  std::vector<IndirectRow> Indirects;
+  std::vector<BlockRow> Blocks;
+  /// Blocks drawn as histograms: --block's matches, else the hottest.
+  std::vector<BlockRow> Detail;
+  /// The --block argument, and whether it matched nothing.
+  std::string BlockQuery;
+  std::vector<PathRow> Paths;
+  unsigned PathLength = 0;
+  std::vector<CallRow> Calls;
+  ReportSort Sort = ReportSort::Count;
+};
+
+/// The bin of a cycles value (>= 1).
+unsigned cycleBin(uint32_t Cycles);
+/// "1", "2-3", "4-7", ...
+std::string cycleBinLabel(unsigned Bin);
+/// "f+0x1a file.c:12" (or "0x401000" / "[external]").
+std::string formatLoc(const ReportLoc &L);
+
+void printTextReport(const ReportData &D, llvm::raw_ostream &OS);
+void writeHtmlReport(const ReportData &D, llvm::raw_ostream &OS);
+
+} // namespace lbr2prof
+
+#endif

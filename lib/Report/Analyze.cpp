@@ -1,0 +1,643 @@
+//===- Analyze.cpp - from address-keyed counts to report tables -----------===//
+//
+// Reads the inputs (one pass: LbrAggregator + ReportCollector), picks the
+// binary, and builds every table of the report in binary addresses. Each
+// distinct address is symbolized once (function from the symbol table,
+// file:line from DWARF); instruction kinds come from the disassembly of the
+// functions the counts touch.
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Binary/BinaryImage.h"
+#include "lbr2prof/Binary/Symbolizer.h"
+#include "lbr2prof/Report/Report.h"
+#include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/OutputFile.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
+#include <map>
+#include <thread>
+
+using namespace llvm;
+
+namespace lbr2prof {
+
+unsigned cycleBin(uint32_t Cycles) {
+  assert(Cycles >= 1);
+  unsigned B = 0;
+  while (B + 1 < CycleBins && (uint64_t(1) << (B + 1)) <= Cycles)
+    ++B;
+  return B;
+}
+
+std::string cycleBinLabel(unsigned Bin) {
+  uint64_t Lo = uint64_t(1) << Bin, Hi = (uint64_t(1) << (Bin + 1)) - 1;
+  return Lo == Hi ? std::to_string(Lo) : formatv("{0}-{1}", Lo, Hi).str();
+}
+
+std::string formatLoc(const ReportLoc &L) {
+  if (L.External)
+    return L.Function.empty() ? "[unknown]"
+                              : formatv("[{0}+{1:x}]", L.Function, L.FuncOffset)
+                                    .str();
+  std::string S = formatv("{0:x}", L.Addr).str();
+  if (!L.Function.empty())
+    S += formatv(" {0}+{1:x}", L.Function, L.FuncOffset).str();
+  if (L.Line)
+    S += formatv(" {0}:{1}", L.File, L.Line).str();
+  return S;
+}
+
+namespace {
+
+bool sameBuildId(ArrayRef<uint8_t> A, ArrayRef<uint8_t> B) {
+  // perf may pad shorter ids to 20 bytes: compare the common prefix.
+  size_t N = std::min(A.size(), B.size());
+  return N && A.take_front(N) == B.take_front(N);
+}
+
+/// Everything the tables are built from.
+class Analyzer {
+public:
+  Analyzer(const ReportOptions &Opts, RawProfile &Raw, const ReportCounts &C,
+           const ProcessMaps &Maps, const BinaryImage &Image, Symbolizer *Sym,
+           std::vector<bool> InBinary)
+      : Opts(Opts), Raw(Raw), C(C), Maps(Maps), Image(Image), Sym(Sym),
+        InBinary(std::move(InBinary)) {}
+  Error run(ReportData &D);
+
+private:
+  /// Binary address of L if it lies in the binary.
+  std::optional<uint64_t> addrOf(Loc L) const {
+    int Dso = locDso(L);
+    if (L == ExternalLoc || Dso < 0 || size_t(Dso) >= InBinary.size() ||
+        !InBinary[Dso])
+      return std::nullopt;
+    return Image.fileOffsetToAddr(locOffset(L));
+  }
+  /// A row key: the binary address, or the Loc with the top bit set.
+  uint64_t keyOf(Loc L) const {
+    if (auto A = addrOf(L))
+      return *A;
+    return L | (1ULL << 63);
+  }
+  const ReportLoc &loc(uint64_t Key);
+  /// Symbolizes, in one batch, the addresses loc() will be asked about.
+  Error prefetchLines();
+  /// The instruction at binary address A, or null.
+  const Inst *instAt(uint64_t A);
+  void branches(ReportData &D);
+  void conditionals(ReportData &D);
+  void blocks(ReportData &D);
+  Error detail(ReportData &D);
+  void paths(ReportData &D);
+
+  const ReportOptions &Opts;
+  RawProfile &Raw;
+  const ReportCounts &C;
+  const ProcessMaps &Maps;
+  const BinaryImage &Image;
+  Symbolizer *Sym;
+  std::vector<bool> InBinary;
+  DenseMap<uint64_t, ReportLoc> Locs;
+  /// Branch rows keyed by (from key, to key).
+  std::map<std::pair<uint64_t, uint64_t>, BranchRow> Rows;
+};
+
+const ReportLoc &Analyzer::loc(uint64_t Key) {
+  auto [It, New] = Locs.try_emplace(Key);
+  ReportLoc &L = It->second;
+  if (!New)
+    return L;
+  if (Key >> 63) {
+    Loc Lc = Key & ~(1ULL << 63);
+    L.External = true;
+    if (Lc != ExternalLoc) {
+      L.Function = sys::path::filename(Maps.dsos()[locDso(Lc)].Path).str();
+      L.FuncOffset = locOffset(Lc);
+    }
+    return L;
+  }
+  L.Addr = Key;
+  int F = Image.functionAt(Key);
+  if (F >= 0) {
+    const FunctionSym &FS = Image.functions()[F];
+    L.Function = demangle(FS.Name);
+    L.FuncOffset = Key - FS.Start;
+  }
+  if (Sym) {
+    SourceLine SL = Sym->lineAt(Key);
+    if (SL.Line) {
+      L.File = sys::path::filename(SL.File).str();
+      L.Line = SL.Line;
+    }
+  }
+  return L;
+}
+
+const Inst *Analyzer::instAt(uint64_t A) {
+  int F = Image.functionAt(A);
+  if (F < 0)
+    return nullptr;
+  ArrayRef<Inst> Insts = Image.instructions(F);
+  int I = instIndexAt(Insts, A);
+  return I < 0 ? nullptr : &Insts[I];
+}
+
+/// Orders V by L, keeping the current order among equals (rows arrive in
+/// address order, so the output is deterministic), and keeps Top rows.
+template <class T, class Less>
+static void sortAndCut(std::vector<T> &V, size_t Top, Less L) {
+  std::vector<size_t> Idx(V.size());
+  for (size_t I = 0; I < Idx.size(); ++I)
+    Idx[I] = I;
+  std::sort(Idx.begin(), Idx.end(), [&](size_t A, size_t B) {
+    if (L(V[A], V[B]))
+      return true;
+    if (L(V[B], V[A]))
+      return false;
+    return A < B;
+  });
+  std::vector<T> Out;
+  Out.reserve(std::min(Top, V.size()));
+  for (size_t I = 0; I < Idx.size() && I < Top; ++I)
+    Out.push_back(std::move(V[Idx[I]]));
+  V = std::move(Out);
+}
+
+void Analyzer::branches(ReportData &D) {
+  for (auto &[K, BC] : Raw.Branches) {
+    auto FA = addrOf(K.first), TA = addrOf(K.second);
+    if (FA || TA)
+      D.EntriesInBinary += BC.Count;
+    if (!FA && !TA)
+      continue;
+    BranchRow &R = Rows[{keyOf(K.first), keyOf(K.second)}];
+    R.Count += BC.Count;
+    R.Mispred += BC.Mispred;
+    R.CyclesSum += BC.Cycles;
+  }
+  // Rows in address order first, so that sorting ties stay deterministic.
+  std::vector<BranchRow> V;
+  for (auto &[K, R] : Rows) {
+    BranchRow Row = R;
+    Row.From = loc(K.first);
+    Row.To = loc(K.second);
+    V.push_back(std::move(Row));
+  }
+  D.BranchRowsAll = V.size();
+  auto Rate = [](const BranchRow &R) {
+    return double(R.Mispred) / double(R.Count);
+  };
+  auto Cyc = [](const BranchRow &R) {
+    return double(R.CyclesSum) / double(R.Count);
+  };
+  sortAndCut(V, Opts.Top, [&](const BranchRow &A, const BranchRow &B) {
+    switch (Opts.Sort) {
+    case ReportSort::Mispred:
+      if (A.Mispred != B.Mispred)
+        return A.Mispred > B.Mispred;
+      break;
+    case ReportSort::MispredRate:
+      if (Rate(A) != Rate(B))
+        return Rate(A) > Rate(B);
+      break;
+    case ReportSort::Cycles:
+      if (Cyc(A) != Cyc(B))
+        return Cyc(A) > Cyc(B);
+      break;
+    case ReportSort::Count:
+      break;
+    }
+    return A.Count > B.Count;
+  });
+  D.Branches = std::move(V);
+
+  // Calls and indirect targets, from the kinds of the branch sources.
+  std::map<uint64_t, IndirectRow> Ind;
+  std::map<std::pair<std::string, std::string>, uint64_t> Calls;
+  for (auto &[K, R] : Rows) {
+    if (K.first >> 63)
+      continue;
+    const Inst *I = instAt(K.first);
+    if (!I)
+      continue;
+    if (I->Kind == InstKind::Call || I->Kind == InstKind::IndirectCall) {
+      const ReportLoc &Callee = loc(K.second);
+      std::string To = Callee.External
+                           ? formatLoc(Callee)
+                           : (Callee.Function.empty() ? formatLoc(Callee)
+                                                      : Callee.Function);
+      std::string From = loc(K.first).Function;
+      if (From.empty())
+        From = formatLoc(loc(K.first));
+      Calls[{From, To}] += R.Count;
+    }
+    if (I->Kind == InstKind::IndirectBranch ||
+        I->Kind == InstKind::IndirectCall) {
+      IndirectRow &IR = Ind[K.first];
+      IR.IsCall = I->Kind == InstKind::IndirectCall;
+      IR.Total += R.Count;
+      IR.Targets.push_back({loc(K.second), R.Count});
+    }
+  }
+  std::vector<IndirectRow> IV;
+  for (auto &[A, IR] : Ind) {
+    IR.Source = loc(A);
+    sortAndCut(IR.Targets, IR.Targets.size(),
+               [](const auto &X, const auto &Y) { return X.second > Y.second; });
+    D.IndirectTotal += IR.Total;
+    IV.push_back(std::move(IR));
+  }
+  D.IndirectRowsAll = IV.size();
+  sortAndCut(IV, Opts.Top, [](const IndirectRow &A, const IndirectRow &B) {
+    return A.Total > B.Total;
+  });
+  D.Indirects = std::move(IV);
+
+  std::vector<CallRow> CV;
+  for (auto &[K, N] : Calls) {
+    CV.push_back({K.first, K.second, N});
+    D.CallTotal += N;
+  }
+  D.CallRowsAll = CV.size();
+  sortAndCut(CV, Opts.Top, [](const CallRow &A, const CallRow &B) {
+    return A.Count > B.Count;
+  });
+  D.Calls = std::move(CV);
+}
+
+void Analyzer::conditionals(ReportData &D) {
+  std::map<uint64_t, CondRow> Conds;
+  for (auto &[K, R] : Rows) {
+    if (K.first >> 63)
+      continue;
+    const Inst *I = instAt(K.first);
+    if (!I || I->Kind != InstKind::CondBranch)
+      continue;
+    CondRow &CR = Conds[K.first];
+    CR.Taken += R.Count;
+    CR.MispredTaken += R.Mispred;
+  }
+  // Not taken: a fall-through range [B, E] ran over every conditional
+  // branch in [B, E) (E itself is the source of the next taken branch).
+  // Only ranges that could have executed are used: inside one function, on
+  // instruction boundaries, not passing a jump, return or trap before E.
+  for (auto &[K, RC] : Raw.Ranges) {
+    auto B = addrOf(K.first), E = addrOf(K.second);
+    if (!B || !E || *B > *E)
+      continue;
+    int F = Image.functionAt(*B);
+    if (F < 0 || Image.functionAt(*E) != F)
+      continue;
+    ArrayRef<Inst> Insts = Image.instructions(F);
+    int Bi = instIndexAt(Insts, *B), Ei = instIndexAt(Insts, *E);
+    if (Bi < 0 || Ei < 0)
+      continue;
+    bool Ok = true;
+    for (int J = Bi; J < Ei && Ok; ++J)
+      Ok = !endsFallThrough(Insts[J].Kind);
+    if (!Ok)
+      continue;
+    for (int J = Bi; J < Ei; ++J)
+      if (Insts[J].Kind == InstKind::CondBranch)
+        Conds[Insts[J].Addr].NotTaken += RC.Count;
+  }
+  std::vector<CondRow> V;
+  for (auto &[A, CR] : Conds) {
+    CondRow Row = CR;
+    Row.Branch = loc(A);
+    const Inst *I = instAt(A);
+    if (I && I->Target)
+      Row.Target = loc(I->Target);
+    D.CondTotal += Row.Taken + Row.NotTaken;
+    V.push_back(std::move(Row));
+  }
+  D.CondRowsAll = V.size();
+  sortAndCut(V, Opts.Top, [](const CondRow &A, const CondRow &B) {
+    return A.Taken + A.NotTaken > B.Taken + B.NotTaken;
+  });
+  D.Conds = std::move(V);
+}
+
+/// Fills a block row's statistics from its exact values (ascending).
+static void summarize(BlockRow &R) {
+  R.Count = R.Sum = 0;
+  R.Bins.fill(0);
+  for (auto &[Cyc, N] : R.Values) {
+    R.Count += N;
+    R.Sum += uint64_t(Cyc) * N;
+    R.Bins[cycleBin(Cyc)] += N;
+  }
+  if (R.Values.empty())
+    return;
+  R.Min = R.Values.front().first;
+  R.Max = R.Values.back().first;
+  // Percentile p: the smallest value whose cumulative count reaches p% of
+  // the entries (nearest-rank).
+  auto Pct = [&](unsigned P) {
+    uint64_t Need = (R.Count * P + 99) / 100, Acc = 0;
+    for (auto &[Cyc, N] : R.Values)
+      if ((Acc += N) >= Need)
+        return Cyc;
+    return R.Max;
+  };
+  R.P50 = Pct(50);
+  R.P90 = Pct(90);
+}
+
+void Analyzer::blocks(ReportData &D) {
+  std::map<std::pair<uint64_t, uint64_t>, std::map<uint32_t, uint64_t>> By;
+  for (auto &[K, N] : C.BlockCycles) {
+    auto B = addrOf(K.Start), E = addrOf(K.End);
+    if (!B || !E || *B > *E)
+      continue;
+    By[{*B, *E}][K.Cycles] += N;
+  }
+  std::vector<BlockRow> V;
+  for (auto &[K, Vals] : By) {
+    BlockRow R;
+    R.Start = loc(K.first);
+    R.End = loc(K.second);
+    R.Values.assign(Vals.begin(), Vals.end());
+    summarize(R);
+    D.BlockTotal += R.Count;
+    V.push_back(std::move(R));
+  }
+  D.BlockRowsAll = V.size();
+  sortAndCut(V, V.size(), [](const BlockRow &A, const BlockRow &B) {
+    return A.Count > B.Count;
+  });
+  D.Blocks = std::move(V);
+}
+
+Error Analyzer::detail(ReportData &D) {
+  D.BlockQuery = Opts.Block;
+  if (Opts.Block.empty()) {
+    for (size_t I = 0; I < D.Blocks.size() && I < Opts.HistogramBlocks; ++I)
+      D.Detail.push_back(D.Blocks[I]);
+    return Error::success();
+  }
+  StringRef Q = Opts.Block;
+  if (D.EntriesWithCycles == 0)
+    return makeError("--block {0}: the input records no cycles (every "
+                     "entry's cycles field is 0, as on AMD), so there is no "
+                     "block latency to show",
+                     Q);
+  auto Bad = [&]() {
+    return makeError("--block {0}: expected 0xADDRESS or FUNCTION:LINE", Q);
+  };
+  if (Q.starts_with("0x") || Q.starts_with("0X")) {
+    uint64_t A;
+    if (Q.drop_front(2).getAsInteger(16, A))
+      return Bad();
+    for (const BlockRow &R : D.Blocks)
+      if (R.Start.Addr == A)
+        D.Detail.push_back(R);
+    if (D.Detail.empty())
+      for (const BlockRow &R : D.Blocks)
+        if (R.Start.Addr <= A && A <= R.End.Addr)
+          D.Detail.push_back(R);
+  } else {
+    auto [Func, LineS] = Q.rsplit(':');
+    unsigned Line;
+    if (Func.empty() || LineS.getAsInteger(10, Line))
+      return Bad();
+    for (const BlockRow &R : D.Blocks) {
+      int F = Image.functionAt(R.Start.Addr);
+      bool NameOk = R.Start.Function == Func ||
+                    (F >= 0 && Image.functions()[F].Name == Func);
+      if (NameOk && R.Start.Line == Line)
+        D.Detail.push_back(R);
+    }
+  }
+  if (D.Detail.empty())
+    return makeError("--block {0}: no block with cycles starts there (or, "
+                     "for an address, contains it); the latency table lists "
+                     "the blocks seen",
+                     Q);
+  return Error::success();
+}
+
+void Analyzer::paths(ReportData &D) {
+  D.PathLength = Opts.PathLength;
+  std::map<std::vector<uint64_t>, uint64_t> By;
+  std::vector<uint64_t> Key;
+  for (auto &[K, N] : C.Paths) {
+    Key.clear();
+    bool Ok = true;
+    for (unsigned J = 0; J < 2 * Opts.PathLength && Ok; ++J) {
+      auto A = addrOf(K.Ends[J]);
+      Ok = A.has_value();
+      if (Ok)
+        Key.push_back(*A);
+    }
+    if (Ok)
+      By[Key] += N;
+  }
+  std::vector<PathRow> V;
+  for (auto &[K, N] : By) {
+    PathRow R;
+    R.Count = N;
+    for (size_t J = 0; J + 1 < K.size(); J += 2)
+      R.Blocks.push_back({loc(K[J]), loc(K[J + 1])});
+    D.PathTotal += N;
+    V.push_back(std::move(R));
+  }
+  D.PathRowsAll = V.size();
+  sortAndCut(V, Opts.Top, [](const PathRow &A, const PathRow &B) {
+    return A.Count > B.Count;
+  });
+  D.Paths = std::move(V);
+}
+
+Error Analyzer::prefetchLines() {
+  if (!Sym)
+    return Error::success();
+  // Every address the tables may name lies in a function that some branch,
+  // range, block or path touches: symbolize all their instructions at once
+  // (in child processes, see Symbolizer).
+  std::vector<bool> Touched(Image.functions().size());
+  std::vector<uint64_t> Addrs;
+  auto touch = [&](Loc L) {
+    if (std::optional<uint64_t> A = addrOf(L)) {
+      Addrs.push_back(*A);
+      int F = Image.functionAt(*A);
+      if (F >= 0)
+        Touched[F] = true;
+    }
+  };
+  for (const auto &[K, V] : Raw.Branches) {
+    touch(K.first);
+    touch(K.second);
+  }
+  for (const auto &[K, V] : Raw.Ranges) {
+    touch(K.first);
+    touch(K.second);
+  }
+  for (const auto &[K, V] : C.BlockCycles) {
+    touch(K.Start);
+    touch(K.End);
+  }
+  for (const auto &[K, V] : C.Paths)
+    for (Loc L : K.Ends)
+      touch(L);
+  for (unsigned F = 0; F < Touched.size(); ++F)
+    if (Touched[F])
+      for (const Inst &I : Image.instructions(F)) {
+        Addrs.push_back(I.Addr);
+        if (I.Target)
+          Addrs.push_back(I.Target);
+      }
+  return Sym->prefetch(Addrs, std::max(1u, std::thread::hardware_concurrency()));
+}
+
+Error Analyzer::run(ReportData &D) {
+  D.Sort = Opts.Sort;
+  if (Error E = prefetchLines())
+    return E;
+  branches(D);
+  conditionals(D);
+  blocks(D);
+  if (Error E = detail(D))
+    return E;
+  if (D.Blocks.size() > Opts.Top)
+    D.Blocks.resize(Opts.Top);
+  paths(D);
+  return Error::success();
+}
+
+} // namespace
+
+Error runReport(const ReportOptions &Opts, raw_ostream &Out) {
+  if (Opts.Inputs.empty())
+    return makeError("no input: give a perf.data file (or '-' for stdin)");
+  if (Opts.PathLength < 1 || Opts.PathLength > MaxPathLength)
+    return makeError("--path-length {0}: must be 1 to {1}", Opts.PathLength,
+                     MaxPathLength);
+  if (Opts.Top == 0)
+    return makeError("--top 0: give at least 1 row");
+  AggregateOptions AO;
+  AO.WindowWeighting = false; // the report counts entries, as perf does
+  AO.Threads = 1;             // the collector sees samples in order
+  for (uint32_t P : Opts.Pids)
+    AO.Pids.insert(P);
+  LbrAggregator Agg(AO);
+  ReportCollector Col(Agg, AO, Opts.PathLength);
+  std::vector<BuildIdEntry> PerfBuildIds;
+  for (const std::string &In : Opts.Inputs) {
+    Expected<std::unique_ptr<EventSource>> Src = openEventSource(In);
+    if (!Src)
+      return Src.takeError();
+    Agg.setInputName(In);
+    if (Error E = (*Src)->run(Col))
+      return E;
+    const PerfFileInfo &Info = (*Src)->info();
+    PerfBuildIds.insert(PerfBuildIds.end(), Info.BuildIds.begin(),
+                        Info.BuildIds.end());
+    Agg.startNewInput();
+  }
+  if (Error E = Agg.finish())
+    return E;
+  RawProfile &Raw = Agg.profile();
+  const std::vector<DsoInfo> &Dsos = Agg.maps().dsos();
+  StringRef First = Opts.Inputs.front();
+  if (Raw.Stats.Samples == Raw.Stats.SamplesFiltered)
+    return makeError("{0}: no samples{1}", First,
+                     Opts.Pids.empty() ? "" : " of the selected --pid");
+  if (Raw.Branches.empty())
+    return makeError("{0}: no sample has a branch stack; record with `perf "
+                     "record -b` (or -j any,u)",
+                     First);
+
+  // The binary: named, or the mapped file with the most samples.
+  std::string BinPath = Opts.Binary;
+  if (BinPath.empty()) {
+    uint64_t Best = 0;
+    int Dso = -1;
+    for (auto &[D, N] : Raw.SamplesPerDso)
+      if (D >= 0 && (N > Best || (N == Best && D < Dso)) &&
+          !StringRef(Dsos[D].Path).starts_with("["))
+        Best = N, Dso = D;
+    if (Dso < 0)
+      return makeError("{0}: no samples fall in a mapped file; give "
+                       "--binary",
+                       First);
+    BinPath = Dsos[Dso].Path;
+  }
+  Expected<std::unique_ptr<BinaryImage>> Img = BinaryImage::open(BinPath);
+  if (!Img)
+    return Img.takeError();
+  const BinaryImage &Image = **Img;
+  auto buildIdOf = [&](int D) -> ArrayRef<uint8_t> {
+    if (!Dsos[D].BuildId.empty())
+      return Dsos[D].BuildId;
+    for (const BuildIdEntry &B : PerfBuildIds)
+      if (B.Filename == Dsos[D].Path)
+        return B.Id;
+    return {};
+  };
+  // Every mapping of this binary counts: same build-id, or the same file
+  // name when the recording has no build-id for it.
+  std::vector<bool> InBinary(Dsos.size());
+  bool Any = false;
+  StringRef Base = sys::path::filename(BinPath);
+  for (int D = 0; D < int(Dsos.size()); ++D) {
+    ArrayRef<uint8_t> Id = buildIdOf(D);
+    bool IdMatch = !Id.empty() && sameBuildId(Id, Image.buildId());
+    bool NameMatch = sys::path::filename(Dsos[D].Path) == Base;
+    if (!IdMatch && !NameMatch)
+      continue;
+    if (!IdMatch && !Id.empty() && !Image.buildId().empty()) {
+      if (!Opts.IgnoreBuildId)
+        return makeError("{0}: build-id {1} differs from the profiled {2} "
+                         "({3}); use --ignore-build-id to use it anyway",
+                         BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
+                         toHex(Id, true));
+    }
+    InBinary[D] = Any = true;
+  }
+  if (!Any)
+    return makeError("{0}: no mapping of this binary in {1}; check --binary "
+                     "(`lbr2prof dump --summary` lists the mapped files)",
+                     BinPath, First);
+  if (Image.functions().empty())
+    return makeError("{0}: no function symbols (a stripped binary?): the "
+                     "report needs them to tell branch kinds and names",
+                     BinPath);
+
+  std::unique_ptr<Symbolizer> Sym;
+  Expected<std::unique_ptr<Symbolizer>> S =
+      Symbolizer::create(BinPath, Image.buildId(), SymbolizerOptions());
+  if (!S)
+    return S.takeError();
+  if ((*S)->hasDebugInfo())
+    Sym = std::move(*S);
+
+  ReportData D;
+  D.Inputs = Opts.Inputs;
+  D.BinaryPath = BinPath;
+  D.Samples = Raw.Stats.Samples - Raw.Stats.SamplesFiltered;
+  D.SamplesWithBranches = D.Samples - Raw.Stats.SamplesNoBranches;
+  D.Entries = Col.Counts.Entries;
+  D.EntriesWithCycles = Col.Counts.EntriesWithCycles;
+  Analyzer A(Opts, Raw, Col.Counts, Agg.maps(), Image, Sym.get(),
+             std::move(InBinary));
+  if (Error E = A.run(D))
+    return E;
+
+  if (!Opts.HtmlOutput.empty()) {
+    Expected<std::unique_ptr<AtomicOutputFile>> F =
+        AtomicOutputFile::create(Opts.HtmlOutput);
+    if (!F)
+      return F.takeError();
+    writeHtmlReport(D, (*F)->os());
+    if (Error E = (*F)->commit())
+      return E;
+  }
+  printTextReport(D, Out);
+  return Error::success();
+}
+
+} // namespace lbr2prof

@@ -1,0 +1,121 @@
+//===- Collect.cpp - per-block cycles and block chains from branch stacks -===//
+//
+// The report's own counting, beside the LbrAggregator's: it sees every
+// sample right after the aggregator has counted it, locates the entries
+// through the same process maps, and counts (block, cycles) pairs and
+// chains of consecutive blocks. Keys are fixed-size and the scratch arrays
+// are reused, so a sample allocates nothing once the maps have grown.
+//
+//   entries, newest first:  [0] from0->to0   [1] from1->to1   [2] from2->to2
+//   blocks:                 [to1, from0] (cycles of [0]),
+//                           [to2, from1] (cycles of [1]), ...
+//   a chain of 2 blocks, oldest first: [to2, from1] -> [to1, from0]
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Report/Report.h"
+
+using namespace llvm;
+
+namespace lbr2prof {
+
+static uint64_t mix(uint64_t H, uint64_t V) {
+  H ^= V + 0x9e3779b97f4a7c15ULL + (H << 6) + (H >> 2);
+  return H * 0xff51afd7ed558ccdULL;
+}
+
+unsigned BlockCyclesKeyInfo::getHashValue(const BlockCyclesKey &K) {
+  uint64_t H = mix(mix(mix(0, K.Start), K.End), K.Cycles);
+  return unsigned(H ^ (H >> 32));
+}
+
+unsigned PathKeyInfo::getHashValue(const PathKey &K) {
+  uint64_t H = 0;
+  for (Loc L : K.Ends)
+    H = mix(H, L);
+  return unsigned(H ^ (H >> 32));
+}
+
+ReportCollector::ReportCollector(LbrAggregator &Agg,
+                                 const AggregateOptions &Opts,
+                                 unsigned PathLength)
+    : Agg(Agg), Opts(Opts), PathLength(PathLength) {
+  assert(PathLength >= 1 && PathLength <= MaxPathLength);
+}
+
+Error ReportCollector::onMmap(const MmapEvent &E, const RecordInfo &R) {
+  return Agg.onMmap(E, R);
+}
+Error ReportCollector::onComm(const CommEvent &E, const RecordInfo &R) {
+  return Agg.onComm(E, R);
+}
+Error ReportCollector::onTask(const TaskEvent &E, const RecordInfo &R) {
+  return Agg.onTask(E, R);
+}
+
+Error ReportCollector::onSample(const Sample &S, const RecordInfo &R) {
+  if (Error E = Agg.onSample(S, R))
+    return E;
+  if (!Opts.Pids.empty() && !Opts.Pids.count(S.Ident.Pid))
+    return Error::success();
+  ArrayRef<BranchEntry> Br = S.Branches;
+  if (Br.empty())
+    return Error::success();
+  // The aggregator's rule for a duplicated newest entry (Skylake): drop it
+  // when the range it would form is forward or long.
+  size_t First = 0;
+  if (Br.size() >= 2 && Br[0].from() == Br[1].from() &&
+      Br[0].to() == Br[1].to() &&
+      (Br[0].to() > Br[0].from() ||
+       Br[0].from() - Br[0].to() > Opts.DuplicateTopStride))
+    First = 1;
+  size_t N = Br.size();
+  From.resize(N);
+  To.resize(N);
+  Usable.resize(N);
+  const ProcessMaps &Maps = Agg.maps();
+  auto locate = [&](uint64_t A) -> Loc {
+    const Mapping *M = Maps.find(S.Ident.Pid, A);
+    return M ? makeLoc(M->Dso, M->fileOffset(A)) : ExternalLoc;
+  };
+  for (size_t I = First; I < N; ++I) {
+    const BranchEntry &E = Br[I];
+    Usable[I] = !(E.from() == 0 && E.to() == 0) && E.spec() != 1;
+    if (!Usable[I])
+      continue;
+    From[I] = locate(E.from());
+    To[I] = locate(E.to());
+    ++Counts.Entries;
+    Counts.EntriesWithCycles += E.cycles() != 0;
+  }
+  // Walk the blocks oldest to newest; Run counts the consecutive valid
+  // blocks ending at the current one.
+  unsigned Run = 0;
+  for (size_t I = N - 1; I > First; --I) {
+    bool Valid = Usable[I] && Usable[I - 1];
+    Loc B = To[I], E = From[I - 1];
+    if (Valid) {
+      unsigned Cycles = Br[I - 1].cycles();
+      if (Cycles)
+        ++Counts.BlockCycles[{B, E, Cycles}];
+      else
+        ++Counts.BlocksWithoutCycles;
+    }
+    // A chain needs real code: both ends in one file, running forwards.
+    Valid = Valid && B != ExternalLoc && E != ExternalLoc &&
+            locDso(B) == locDso(E) && B <= E;
+    Run = Valid ? Run + 1 : 0;
+    if (Run >= PathLength) {
+      PathKey K;
+      // Blocks I + PathLength - 1 (oldest) down to I.
+      for (unsigned J = 0; J < PathLength; ++J) {
+        size_t Older = I + PathLength - 1 - J;
+        K.Ends[2 * J] = To[Older];
+        K.Ends[2 * J + 1] = From[Older - 1];
+      }
+      ++Counts.Paths[K];
+    }
+  }
+  return Error::success();
+}
+
+} // namespace lbr2prof

@@ -1,0 +1,168 @@
+//===- TextReport.cpp - the report as aligned text tables -----------------===//
+//
+// One section per view, each opening with a line that says what is counted
+// and over how many items; rows are cut to --top. Percentages have two
+// decimals so that tests can pin them.
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Report/Report.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace lbr2prof {
+
+static std::string pct(uint64_t N, uint64_t Of) {
+  if (!Of)
+    return "-";
+  return formatv("{0:f2}%", 100.0 * double(N) / double(Of)).str();
+}
+
+static const char *sortName(ReportSort S) {
+  switch (S) {
+  case ReportSort::Count:
+    return "count";
+  case ReportSort::Mispred:
+    return "mispredictions";
+  case ReportSort::MispredRate:
+    return "mispredict rate";
+  case ReportSort::Cycles:
+    return "average cycles";
+  }
+  return "";
+}
+
+/// "f+0x2..f+0x8" for a block, or the addresses when it has no function.
+static std::string blockName(const ReportLoc &S, const ReportLoc &E) {
+  auto One = [](const ReportLoc &L) {
+    if (L.Function.empty())
+      return formatv("{0:x}", L.Addr).str();
+    return formatv("{0}+{1:x}", L.Function, L.FuncOffset).str();
+  };
+  return One(S) + ".." + One(E);
+}
+
+static void printHistogram(const BlockRow &R, raw_ostream &OS) {
+  OS << "\nCycles histogram of block " << formatLoc(R.Start) << " .. "
+     << formatLoc(R.End) << " (" << R.Count << " measurements):\n";
+  OS << "  cycles        count    share\n";
+  unsigned Lo = CycleBins, Hi = 0;
+  uint64_t Peak = 0;
+  for (unsigned B = 0; B < CycleBins; ++B)
+    if (R.Bins[B]) {
+      Lo = std::min(Lo, B);
+      Hi = B;
+      Peak = std::max(Peak, R.Bins[B]);
+    }
+  for (unsigned B = Lo; B <= Hi && Lo < CycleBins; ++B) {
+    unsigned Bar = Peak ? unsigned((R.Bins[B] * 40 + Peak - 1) / Peak) : 0;
+    OS << formatv("  {0,-11} {1,7} {2,8}", cycleBinLabel(B), R.Bins[B],
+                  pct(R.Bins[B], R.Count));
+    if (Bar)
+      OS << "  " << std::string(Bar, '#');
+    OS << '\n';
+  }
+  if (R.Values.size() <= 16) {
+    OS << "  exact values:";
+    for (auto &[C, N] : R.Values)
+      OS << ' ' << C << 'x' << N;
+    OS << '\n';
+  }
+}
+
+void printTextReport(const ReportData &D, raw_ostream &OS) {
+  OS << "lbr2prof report: ";
+  for (size_t I = 0; I < D.Inputs.size(); ++I)
+    OS << (I ? ", " : "") << D.Inputs[I];
+  OS << "\nbinary: " << D.BinaryPath << '\n';
+  OS << "samples: " << D.Samples << " (" << D.SamplesWithBranches
+     << " with a branch stack); branch entries: " << D.Entries << " ("
+     << D.EntriesInBinary << " with an end in this binary)\n";
+  bool HasCycles = D.EntriesWithCycles > 0;
+  if (HasCycles)
+    OS << "cycles: " << D.EntriesWithCycles << " of " << D.Entries
+       << " entries carry a cycles count\n";
+  else
+    OS << "cycles: not recorded (every entry's cycles field is 0, as on AMD "
+          "LBRv2/BRS or with no_cycles): the latency view is skipped\n";
+
+  OS << "\nHot taken branches (" << D.BranchRowsAll
+     << " distinct; by " << sortName(D.Sort) << "; share of all " << D.Entries
+     << " entries):\n";
+  OS << "   count    share  mispred     rate  cycles  from -> to\n";
+  for (const BranchRow &R : D.Branches) {
+    std::string Cyc =
+        HasCycles ? formatv("{0:f1}", double(R.CyclesSum) / double(R.Count))
+                        .str()
+                  : "-";
+    OS << formatv("{0,8} {1,8} {2,8} {3,8} {4,7}  {5} -> {6}\n", R.Count,
+                  pct(R.Count, D.Entries), R.Mispred, pct(R.Mispred, R.Count),
+                  Cyc, formatLoc(R.From), formatLoc(R.To));
+  }
+  OS << "note: mispredict rates count the M flag of sampled entries: none "
+        "seen among N entries is no proof of perfect prediction (rates up to "
+        "about 3/N go unseen at 95% confidence), and a not-taken conditional "
+        "branch leaves no entry, so its mispredictions are never seen\n";
+  if (HasCycles)
+    OS << "note: cycles = average cycles field of the branch's entries: "
+          "cycles since the previous branch in the stack, i.e. the latency "
+          "of the block that ends with this branch\n";
+
+  OS << "\nConditional branches (" << D.CondRowsAll
+     << " seen; taken = entries, not taken = fall-through ranges that run "
+        "over the branch):\n";
+  OS << "   taken  not-taken  p(taken)  mispred(taken)  branch -> target\n";
+  for (const CondRow &R : D.Conds)
+    OS << formatv("{0,8} {1,10} {2,9} {3,7} {4,8}  {5} -> {6}\n", R.Taken,
+                  R.NotTaken, pct(R.Taken, R.Taken + R.NotTaken),
+                  R.MispredTaken, pct(R.MispredTaken, R.Taken),
+                  formatLoc(R.Branch),
+                  R.Target.Addr ? formatLoc(R.Target) : "?");
+
+  OS << "\nIndirect jumps and calls (" << D.IndirectRowsAll
+     << " sources, " << D.IndirectTotal << " entries): targets\n";
+  for (const IndirectRow &R : D.Indirects) {
+    OS << "  " << formatLoc(R.Source)
+       << (R.IsCall ? " (indirect call): " : " (indirect jump): ") << R.Total
+       << " taken, " << R.Targets.size() << " targets\n";
+    for (auto &[T, N] : R.Targets)
+      OS << formatv("  {0,8} {1,8}  -> {2}\n", N, pct(N, R.Total),
+                    formatLoc(T));
+  }
+
+  if (HasCycles) {
+    OS << "\nBasic-block latency (" << D.BlockRowsAll << " blocks, "
+       << D.BlockTotal
+       << " measurements; a block runs from an entry's target to the next "
+          "newer entry's source, its latency is that newer entry's cycles):\n";
+    OS << "   count      avg    min    p50    p90    max  block\n";
+    for (const BlockRow &R : D.Blocks)
+      OS << formatv("{0,8} {1,8:f2} {2,6} {3,6} {4,6} {5,6}  {6} .. {7}\n",
+                    R.Count, double(R.Sum) / double(R.Count), R.Min, R.P50,
+                    R.P90, R.Max, formatLoc(R.Start), formatLoc(R.End));
+    for (const BlockRow &R : D.Detail)
+      printHistogram(R, OS);
+  }
+
+  OS << "\nHot paths (chains of " << D.PathLength
+     << " consecutive blocks in one branch stack; " << D.PathRowsAll
+     << " distinct, " << D.PathTotal << " occurrences):\n";
+  OS << "   count    share  blocks, oldest first\n";
+  for (const PathRow &R : D.Paths) {
+    OS << formatv("{0,8} {1,8}  ", R.Count, pct(R.Count, D.PathTotal));
+    for (size_t J = 0; J < R.Blocks.size(); ++J)
+      OS << (J ? " -> " : "")
+         << blockName(R.Blocks[J].first, R.Blocks[J].second);
+    OS << '\n';
+  }
+
+  OS << "\nCalls (" << D.CallRowsAll << " caller -> callee pairs, "
+     << D.CallTotal << " call entries):\n";
+  OS << "   count    share  caller -> callee\n";
+  for (const CallRow &R : D.Calls)
+    OS << formatv("{0,8} {1,8}  {2} -> {3}\n", R.Count,
+                  pct(R.Count, D.CallTotal), R.Caller, R.Callee);
+}
+
+} // namespace lbr2prof
