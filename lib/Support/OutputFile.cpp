@@ -8,6 +8,7 @@
 #include "lbr2prof/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 
 using namespace llvm;
 namespace lbr2prof {
@@ -30,6 +31,9 @@ AtomicOutputFile::create(StringRef Path) {
   if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Temp))
     return makeError("{0}: cannot create output: {1}", Path, EC.message());
   F->TempPath = std::string(Temp);
+  // A run killed while writing (Ctrl-C, SIGTERM, a full quota's SIGXFSZ)
+  // must not leave the temporary behind: LLVM's signal handlers remove it.
+  sys::RemoveFileOnSignal(F->TempPath);
   F->OS = std::make_unique<raw_fd_ostream>(FD, /*shouldClose=*/true);
   return std::move(F);
 }
@@ -38,6 +42,7 @@ AtomicOutputFile::~AtomicOutputFile() {
   if (!Committed && !TempPath.empty()) {
     OS.reset();
     sys::fs::remove(TempPath);
+    sys::DontRemoveFileOnSignal(TempPath);
   }
 }
 
@@ -61,6 +66,7 @@ Error AtomicOutputFile::commit() {
   if (std::error_code EC = sys::fs::rename(TempPath, Path))
     return makeError("{0}: cannot replace it with the new output: {1}", Path,
                      EC.message());
+  sys::DontRemoveFileOnSignal(TempPath);
   Committed = true;
   return Error::success();
 }
