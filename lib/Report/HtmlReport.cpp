@@ -178,6 +178,10 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
     }
     barChart(OS, L, T, F, "taken (blue) and not taken (orange)");
   }
+  OS << "<p class=note><span style=\"color:#1f77b4\">&#9632;</span> taken "
+        "(branch entries) &nbsp; <span style=\"color:#ff7f0e\">&#9632;"
+        "</span> not taken (fall-through ranges that run over the branch)"
+        "</p>\n";
   OS << "<table><tr><th>taken</th><th>not taken</th><th>p(taken)</th>"
         "<th>mispred (taken)</th><th>branch</th><th>target</th></tr>\n";
   for (const CondRow &R : D.Conds)
