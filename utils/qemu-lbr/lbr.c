@@ -105,6 +105,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
     v->prev = G.none;
     v->tid = 0;
     v->lbr_count = 0;
+    v->shadow_n = 0;
+    v->shadow_over = 0;
   }
   if (G.mt)
     pthread_mutex_unlock(&G.lock);
@@ -126,6 +128,42 @@ static inline uint64_t ras_pop(struct vcpu *v) {
   uint64_t r = v->ras[v->ras_top];
   v->ras_top = (v->ras_top + RAS_DEPTH - 1) % RAS_DEPTH;
   return r;
+}
+
+/* The shadow stack: exact, unlike the RAS above, which models hardware.
+ * A call pushes its return address. A return pops down to the frame it
+ * returns to, so frames a longjmp or an exception skipped go at the next
+ * return; a return to an address not on the stack (a signal handler's
+ * return to the sigreturn trampoline, a coroutine switch) changes nothing.
+ * Tail calls push nothing and their callee's return pops the caller's
+ * frame: the chain then names the function that made the tail call, as
+ * frame-pointer unwinding does. */
+static void shadow_call(struct vcpu *v, uint64_t ret) {
+  if (v->shadow_n == v->shadow_cap) {
+    if (v->shadow_cap >= SHADOW_MAX) {
+      ++v->shadow_over;
+      return;
+    }
+    uint32_t cap = v->shadow_cap ? 2 * v->shadow_cap : 256;
+    uint64_t *s = realloc(v->shadow, cap * sizeof(*s));
+    if (!s)
+      abort();
+    v->shadow = s;
+    v->shadow_cap = cap;
+  }
+  v->shadow[v->shadow_n++] = ret;
+}
+
+static void shadow_return(struct vcpu *v, uint64_t to) {
+  if (v->shadow_over) {
+    --v->shadow_over;
+    return;
+  }
+  for (uint32_t i = v->shadow_n; i > 0; --i)
+    if (v->shadow[i - 1] == to) {
+      v->shadow_n = i - 1;
+      return;
+    }
 }
 
 /* Indirect branch: mispredicted unless the BTB holds this very target. */
@@ -164,12 +202,18 @@ static void lbr_push(struct vcpu *v, struct tbinfo *prev, struct tbinfo *tb) {
   case BK_IND_CALL:
     mis = btb_mispredict(v, from, to);
     ras_push(v, prev->fall);
+    if (G.callchain)
+      shadow_call(v, prev->fall);
     break;
   case BK_CALL:
     ras_push(v, prev->fall);
+    if (G.callchain)
+      shadow_call(v, prev->fall);
     break;
   case BK_RET:
     mis = ras_pop(v) != to;
+    if (G.callchain)
+      shadow_return(v, to);
     break;
   default:
     break;
@@ -491,6 +535,8 @@ LBR_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
       G.seed = u;
     } else if (strcmp(k, "savetype") == 0) {
       G.save_type = u != 0;
+    } else if (strcmp(k, "callchain") == 0) {
+      G.callchain = u != 0;
     } else if (strcmp(k, "penalty") == 0) {
       G.penalty_cycles = (unsigned)(u > 1000 ? 1000 : u);
     } else {

@@ -83,6 +83,11 @@ struct lbr_slot {
 #define BIMODAL_BITS 12
 #define BTB_BITS 10
 #define RAS_DEPTH 16
+#define SHADOW_MAX (1u << 20)
+/* Addresses in a sample's callchain after the context marker, the sample
+ * IP included: the kernel's default perf_event_max_stack. */
+#define CALLCHAIN_MAX 127
+#define PERF_CONTEXT_USER ((uint64_t)-512)
 
 /* Per-vCPU (per guest thread) state: the LBR unit, the predictor model and
  * the instruction counters. */
@@ -103,6 +108,12 @@ struct vcpu {
   uint64_t btb[1u << BTB_BITS];        /* last target per indirect branch */
   uint64_t ras[RAS_DEPTH];             /* return address stack (circular) */
   uint32_t ras_top;
+  /* Shadow call stack (callchain=1): the return address of every call not
+   * yet returned from, oldest first; frames past SHADOW_MAX are only
+   * counted (shadow_over), so deep recursion keeps pops matched. */
+  uint64_t *shadow;
+  uint32_t shadow_n, shadow_cap;
+  uint64_t shadow_over;
   /* Arguments of the syscall in flight, for the return callback. */
   int64_t sc_num;
   uint64_t sc_args[6];
@@ -127,6 +138,7 @@ struct plugin_state {
   unsigned jitter_pct;
   uint64_t seed;
   int save_type;
+  int callchain; /* write PERF_SAMPLE_CALLCHAIN from the shadow stack */
   unsigned penalty_cycles;
   char *sysroot;
   int is_x86;

@@ -172,26 +172,39 @@ static void rec_end(struct rec *r, int pid, int tid, uint64_t time) {
 void emit_sample(struct vcpu *v, uint64_t ip, uint64_t period, uint64_t time) {
   if (!v->tid)
     v->tid = gettid_();
-  /* header, ip, pid/tid, time, period, nr, entries (newest first) */
-  uint64_t rec[6 + 3 * MAX_DEPTH];
+  /* header, ip, pid/tid, time, period, [callchain: nr, marker, ip, return
+   * addresses innermost first], nr, entries (newest first) */
+  uint64_t rec[6 + 2 + CALLCHAIN_MAX + 3 * MAX_DEPTH];
   uint32_t nr = v->lbr_count;
-  size_t words = 6 + 3 * (size_t)nr;
-  uint32_t hdr[2] = {REC_SAMPLE, MISC_USER | ((uint32_t)(words * 8) << 16)};
-  memcpy(&rec[0], hdr, 8);
-  rec[1] = ip;
-  rec[2] = (uint64_t)(uint32_t)G.pid | ((uint64_t)(uint32_t)v->tid << 32);
-  rec[3] = time;
-  rec[4] = period;
-  rec[5] = nr;
+  size_t w = 1;
+  rec[w++] = ip;
+  rec[w++] = (uint64_t)(uint32_t)G.pid | ((uint64_t)(uint32_t)v->tid << 32);
+  rec[w++] = time;
+  rec[w++] = period;
+  if (G.callchain) {
+    /* As the kernel's user-mode frame-pointer unwinder lays it out: the
+     * PERF_CONTEXT_USER marker, the IP, then each frame's return address,
+     * at most CALLCHAIN_MAX addresses. */
+    size_t n_at = w++;
+    rec[w++] = PERF_CONTEXT_USER;
+    rec[w++] = ip;
+    uint32_t k = v->shadow_n;
+    while (k > 0 && w - n_at - 2 < CALLCHAIN_MAX)
+      rec[w++] = v->shadow[--k];
+    rec[n_at] = w - n_at - 1;
+  }
+  rec[w++] = nr;
   uint32_t slot = v->lbr_head;
   for (uint32_t i = 0; i < nr; ++i) {
     const struct lbr_slot *s = &v->ring[slot];
-    rec[6 + 3 * i] = s->from;
-    rec[7 + 3 * i] = s->to;
-    rec[8 + 3 * i] = s->flags;
+    rec[w++] = s->from;
+    rec[w++] = s->to;
+    rec[w++] = s->flags;
     slot = (slot + G.depth - 1) % G.depth;
   }
-  out_record(rec, words * 8);
+  uint32_t hdr[2] = {REC_SAMPLE, MISC_USER | ((uint32_t)(w * 8) << 16)};
+  memcpy(&rec[0], hdr, 8);
+  out_record(rec, w * 8);
   ++G.samples;
 }
 
