@@ -44,6 +44,7 @@ void RawProfile::merge(const RawProfile &O) {
   WeightedEntries += O.WeightedEntries;
   TotalWeight += O.TotalWeight;
   SamplesWithoutPeriod += O.SamplesWithoutPeriod;
+  Contexts.merge(O.Contexts);
   for (const auto &[K, V] : O.Ips)
     Ips[K] = satAdd(Ips[K], V);
   for (const auto &[K, V] : O.SamplesPerDso)
@@ -80,6 +81,8 @@ void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {
     accumulate(Renamed.Branches[{re(K.first), re(K.second)}], V);
   for (const auto &[K, V] : Ranges)
     accumulate(Renamed.Ranges[{re(K.first), re(K.second)}], V);
+  Renamed.Contexts = std::move(Contexts);
+  Renamed.Contexts.rename(re);
   for (const auto &[K, V] : Ips) {
     uint64_t &C = Renamed.Ips[re(K)];
     C = satAdd(C, V);
@@ -111,7 +114,8 @@ Loc SampleCounter::locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A) {
 }
 
 void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
-                          uint64_t Period, ArrayRef<BranchEntry> Br) {
+                          uint64_t Period, ArrayRef<BranchEntry> Br,
+                          ArrayRef<ulittle64> Callchain) {
   AggregateStats &St = Profile.Stats;
   ++St.Samples;
   Loc IpLoc = locate(Maps, Pid, Ip);
@@ -201,6 +205,109 @@ void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
     Last->Cycles += E.cycles();
     Last->Weight += Weight;
   }
+  if (Opts.Contexts && !Callchain.empty())
+    countContexts(Maps, Pid, Callchain, Br, First, Weight);
+}
+
+bool SampleCounter::inContextBinary(const ProcessMaps &Maps, Loc L) {
+  if (L == ExternalLoc)
+    return false;
+  unsigned D = unsigned(locDso(L));
+  if (D >= IsContextBinary.size())
+    IsContextBinary.resize(Maps.dsos().size() > D ? Maps.dsos().size() : D + 1,
+                           -1);
+  int8_t &Known = IsContextBinary[D];
+  if (Known < 0)
+    Known = D < Maps.dsos().size() && Opts.Contexts->isBinary(Maps.dsos()[D]);
+  return Known == 1;
+}
+
+void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
+                                  ArrayRef<ulittle64> Chain,
+                                  ArrayRef<BranchEntry> Br, size_t First,
+                                  double Weight) {
+  ContextCounts &CC = Profile.Contexts;
+  ContextTrie &T = CC.Trie;
+  const TransferOracle &O = *Opts.Contexts;
+  // The user part of the chain follows the PERF_CONTEXT_USER marker (a
+  // chain without markers is all user): the IP, then return addresses.
+  size_t U = 0;
+  bool Marker = false;
+  for (size_t K = 0; K < Chain.size(); ++K)
+    if (uint64_t(Chain[K]) >= PERF_CONTEXT_MAX) {
+      Marker = true;
+      if (uint64_t(Chain[K]) == PERF_CONTEXT_USER)
+        U = K + 1;
+    }
+  if (Marker && U == 0)
+    return; // kernel frames only
+  if (U >= Chain.size())
+    return;
+  ++CC.Stats.Samples;
+  // The context at the IP, built outermost first; a frame outside the
+  // binary (or a marker) restarts it, so it holds the innermost run of the
+  // binary's frames.
+  size_t Begin = U + 1, End = Chain.size();
+  if (Opts.MaxContextDepth && End - Begin > Opts.MaxContextDepth) {
+    CC.Stats.DepthCut += End - Begin - Opts.MaxContextDepth;
+    End = Begin + Opts.MaxContextDepth;
+  }
+  uint32_t Ctx = ContextTrie::Root;
+  for (size_t K = End; K > Begin; --K) {
+    uint64_t R = Chain[K - 1];
+    Loc L = R >= PERF_CONTEXT_MAX ? ExternalLoc : locate(Maps, Pid, R);
+    Ctx = inContextBinary(Maps, L) ? T.child(Ctx, L) : ContextTrie::Root;
+  }
+  // Back in time through the branch stack (newest entry first).
+  size_t I = First;
+  for (; I < Br.size(); ++I) {
+    const BranchEntry &E = Br[I];
+    if ((E.from() == 0 && E.to() == 0) || E.spec() == 1) {
+      ++CC.Stats.SamplesUnusable;
+      break;
+    }
+    // The run from this entry's target to the newer entry's source, in
+    // the context reached so far.
+    if (I > First && To[I] != ExternalLoc && From[I - 1] != ExternalLoc) {
+      ContextCount &C = CC.Ranges[{Ctx, To[I], From[I - 1]}];
+      ++C.Count;
+      C.Weight += Weight;
+    }
+    // Undo the branch: a call pops the frame it made (which must be the
+    // one on top; at the root the caller is unknown and stays so), a
+    // return pushes the frame it left. A branch into the binary from
+    // outside that lands after a call is a return too (from libc, say).
+    bool FromIn = inContextBinary(Maps, From[I]);
+    TransferOracle::Kind K =
+        FromIn ? O.kindAt(locOffset(From[I])) : TransferOracle::Other;
+    if (K == TransferOracle::Call) {
+      if (Ctx != ContextTrie::Root) {
+        Loc Ret = makeLoc(unsigned(locDso(From[I])),
+                          O.returnOffsetOf(locOffset(From[I])));
+        if (T.ret(Ctx) != Ret) {
+          ++CC.Stats.SamplesMismatch;
+          break;
+        }
+        Ctx = T.parent(Ctx);
+      }
+    } else if (K == TransferOracle::Return ||
+               (!FromIn && inContextBinary(Maps, To[I]) &&
+                O.isReturnSite(locOffset(To[I])))) {
+      if (Opts.MaxContextDepth && T.depth(Ctx) >= Opts.MaxContextDepth) {
+        Ctx = T.dropOutermost(Ctx);
+        ++CC.Stats.DepthCut;
+      }
+      Ctx = T.child(Ctx, To[I]);
+    }
+    ContextCount &C = CC.Branches[{Ctx, From[I], To[I]}];
+    ++C.Count;
+    C.Weight += Weight;
+    ++CC.Stats.Entries;
+  }
+  if (I == Br.size())
+    ++CC.Stats.SamplesWhole;
+  else
+    CC.Stats.EntriesLeft += Br.size() - I;
 }
 
 void SampleCounter::finalize() {
@@ -235,7 +342,7 @@ void SampleCounter::countIfSelected(const ProcessMaps &Maps,
     ++Profile.Stats.SamplesFiltered;
     return;
   }
-  count(Maps, S.Ident.Pid, S.Ip, S.Period, S.Branches);
+  count(Maps, S.Ident.Pid, S.Ip, S.Period, S.Branches, S.Callchain);
 }
 
 /// Samples for a worker, with the maps they need: raw SAMPLE records still
@@ -446,7 +553,7 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
     return Error::success();
   }
   if (!Pool) {
-    Main.count(*Maps, Pid, S.Ip, S.Period, S.Branches);
+    Main.count(*Maps, Pid, S.Ip, S.Period, S.Branches, S.Callchain);
     return Error::success();
   }
   Batch &B = *Current;
@@ -562,6 +669,9 @@ void printRawProfile(const RawProfile &P, const ProcessMaps &Maps,
   printPairs(OS, 'R', P.Ranges, Maps, [&](const RangeCount &C) {
     OS << ' ' << C.Count << ' ' << P.estimate(C.Weight);
   });
+  // Calling contexts: "C" and the context's return addresses (outermost
+  // first), then its branches and ranges, indented (entry counts).
+  P.Contexts.print(OS, [&](raw_ostream &O, Loc L) { printLoc(O, L, Maps); });
 }
 
 } // namespace lbr2prof

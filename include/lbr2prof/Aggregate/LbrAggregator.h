@@ -20,6 +20,7 @@
 #ifndef LBR2PROF_AGGREGATE_LBRAGGREGATOR_H
 #define LBR2PROF_AGGREGATE_LBRAGGREGATOR_H
 
+#include "lbr2prof/Aggregate/Contexts.h"
 #include "lbr2prof/Aggregate/ProcessMaps.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "llvm/ADT/DenseMap.h"
@@ -85,6 +86,12 @@ struct AggregateOptions {
   /// Drop a duplicated newest entry (Skylake LBR quirk) when the range it
   /// would form is implausible: longer than this or backwards.
   uint64_t DuplicateTopStride = 0x1000;
+  /// If set, samples with a call stack are also unwound into calling
+  /// contexts of this binary (Contexts.h); the oracle must outlive the
+  /// aggregation.
+  const TransferOracle *Contexts = nullptr;
+  /// Keep at most this many frames of context (0: all); the outermost go.
+  unsigned MaxContextDepth = 0;
 };
 
 /// The aggregated counts: a value with a deterministic text form.
@@ -102,6 +109,8 @@ struct RawProfile {
   double TotalWeight = 0;
   /// Samples weighted without a period: their weights are relative only.
   uint64_t SamplesWithoutPeriod = 0;
+  /// Branches and ranges by calling context (AggregateOptions::Contexts).
+  ContextCounts Contexts;
 
   /// Weights with the sample period are estimates of executions already
   /// (period x 4 bytes per instruction / window bytes); relative weights
@@ -129,8 +138,10 @@ public:
   /// Counts one sample's branch stack (newest entry first).
   /// Period is the sample's period (events between samples), 0 if the
   /// recording did not save it.
+  /// Callchain is the sample's call stack (PERF_SAMPLE_CALLCHAIN), if any.
   void count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
-             uint64_t Period, llvm::ArrayRef<BranchEntry> Br);
+             uint64_t Period, llvm::ArrayRef<BranchEntry> Br,
+             llvm::ArrayRef<ulittle64> Callchain = {});
   /// Applies the --pid filter, then counts.
   void countIfSelected(const ProcessMaps &Maps, const Sample &S);
   /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped).
@@ -175,6 +186,15 @@ private:
   /// Per-sample scratch (no allocation per sample once warmed up).
   std::vector<Loc> From, To;
   llvm::DenseMap<TraceKey, TraceCount, TraceKeyInfo> Traces;
+  /// Per DSO index: -1 not known yet, 0 not the context binary, 1 it is.
+  std::vector<int8_t> IsContextBinary;
+  bool inContextBinary(const ProcessMaps &Maps, Loc L);
+  /// Unwinds the branch stack against the call stack (Contexts.h); From
+  /// and To hold the entries' Locs.
+  void countContexts(const ProcessMaps &Maps, uint32_t Pid,
+                     llvm::ArrayRef<ulittle64> Chain,
+                     llvm::ArrayRef<BranchEntry> Br, size_t First,
+                     double Weight);
   /// Running mean of sample weights (fallback for unmeasurable windows).
   uint64_t WeightedSamples = 0;
   double WeightSum = 0;
