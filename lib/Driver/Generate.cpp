@@ -11,6 +11,7 @@
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
+#include "lbr2prof/Profile/ContextProfileBuilder.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
 #include "lbr2prof/Support/Progress.h"
@@ -154,6 +155,22 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
   AO.Threads = Threads;
   for (uint32_t P : Opts.Pids)
     AO.Pids.insert(P);
+  // Samples that carry call stacks (perf record -b -g) give a
+  // context-sensitive profile, as llvm-profgen's hybrid samples do. The
+  // unwinding needs the binary's calls and returns while reading, so the
+  // binary must be known up front (--binary).
+  std::unique_ptr<BinaryImage> OracleImage;
+  std::unique_ptr<BinaryTransferOracle> Oracle;
+  if (SampleProfile && !Opts.IgnoreStackSamples && !Opts.Binary.empty()) {
+    Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Opts.Binary);
+    if (!I)
+      return I.takeError();
+    OracleImage = std::move(*I);
+    Oracle = std::make_unique<BinaryTransferOracle>(
+        *OracleImage, Opts.IgnoreBuildId, Threads);
+    AO.Contexts = Oracle.get();
+    AO.MaxContextDepth = Opts.MaxContextDepth;
+  }
   LbrAggregator Agg(AO);
   std::vector<BuildIdEntry> PerfBuildIds;
   std::string EventName;
@@ -292,6 +309,39 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     };
     if (!(*Sym)->hasDebugInfo())
       return NoDebug();
+    if (Oracle && !Raw.Contexts.empty()) {
+      BinaryProfileOptions PO;
+      PO.Threads = Threads;
+      PO.InferFlow = Opts.InferFlow;
+      BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
+      if (Error E = (*Sym)->prefetch(
+              contextProfileAddresses(Raw, Dso, Image, *Oracle), Threads))
+        return E;
+      if (!(*Sym)->hasDebugInfo())
+        return NoDebug();
+      reportDwarfWarnings(**Sym, Err);
+      ContextProfileOptions CO;
+      CO.Threads = Threads;
+      CO.InferFlow = Opts.InferFlow;
+      ContextProfileResult CP =
+          buildContextProfile(Raw, Dso, Image, *Oracle, **Sym, CO);
+      if (Opts.Stats) {
+        printProfileStats(P.Stats, Raw.Stats, Err);
+        Err << "sample profile kind: context-sensitive (call stacks and "
+               "branch stacks; contexts nested at their call sites)\n";
+        printContextProfileStats(CP.Stats, Raw.Contexts.Stats, Err);
+      }
+      if (Opts.Dump == "cfg")
+        printCfgs(P, Image, Out);
+      if (Opts.Dump == "raw")
+        printRawProfile(Raw, Agg.maps(), Out);
+      SampleWriterOptions WO;
+      WO.Format = *Format == OutputFormat::Text     ? SampleFormat::Text
+                  : *Format == OutputFormat::Binary ? SampleFormat::Binary
+                                                    : SampleFormat::ExtBinary;
+      WO.UseMD5 = Opts.UseMD5;
+      return writeSampleProfile(CP.Profiles, Opts.Output, WO);
+    }
     BinaryProfileOptions PO;
     PO.Threads = Threads;
     PO.InferFlow = Opts.InferFlow;

@@ -77,6 +77,13 @@ int main(int argc, char **argv) {
                "CFG (minimum-cost flow) before writing");
   App.add_flag("--stats", Gen.Stats,
                "Print what was used and what was dropped, and why");
+  App.add_flag("--ignore-stack-samples", Gen.IgnoreStackSamples,
+               "Sample profiles: ignore call stacks (perf record -b -g) and "
+               "write a line-based profile instead of a context-sensitive "
+               "one");
+  App.add_option("--max-context-depth", Gen.MaxContextDepth,
+                 "Context-sensitive profiles: keep at most this many frames "
+                 "of calling context, innermost first (default: all)");
   App.add_option("--dump", Gen.Dump,
                  "Also print a stage to stdout: raw (aggregated addresses) or "
                  "cfg (per-function blocks and edges)")

@@ -41,6 +41,11 @@ struct GenerateOptions {
   std::string DebugFile, DwpFile;
   /// Sample profiles: MD5 names (extbinary).
   bool UseMD5 = false;
+  /// Build a line-based profile even from samples with call stacks (which
+  /// otherwise give a context-sensitive one, with --binary).
+  bool IgnoreStackSamples = false;
+  /// Frames of calling context kept (0: all; the outermost go first).
+  unsigned MaxContextDepth = 0;
   /// Exact counts from an emulator truth file (utils/lbr-record --truth)
   /// instead of perf.data inputs: a profile of the exact execution.
   std::string FromTruth;

@@ -1,0 +1,119 @@
+//===- ContextProfileBuilder.h - context-sensitive sample profiles -*- C++ -*-===//
+//
+// Builds a context-sensitive (CS) sample profile from the context-keyed
+// counts of a hybrid recording (call stack + branch stack per sample, see
+// Aggregate/Contexts.h):
+//  - each calling context's branches and ranges are validated and turned
+//    into instruction counts as for the whole program (BinaryProfile);
+//  - a context's frames are its call sites, each symbolized with its inline
+//    stack: [main:3 @ parse:12 @ lex] for code of lex called from parse's
+//    line +12, called from main's line +3;
+//  - body samples (maximum per location), call targets and head samples go
+//    to the profile of the innermost frame of each context, total samples
+//    count executed bytes as in the line-based profile;
+//  - contexts colder than the profile's cold count are merged into their
+//    function's base profile (SampleContextTrimmer), then the contexts are
+//    nested under their callers' call sites (ProfileConverter), the form
+//    llvm-profgen 19 writes by default and clang reads as a plain profile:
+//    a call site with a nested profile is an inlining candidate, and clang
+//    merges the nested profile back into the callee where it does not
+//    inline it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_PROFILE_CONTEXTPROFILEBUILDER_H
+#define LBR2PROF_PROFILE_CONTEXTPROFILEBUILDER_H
+
+#include "lbr2prof/Aggregate/Contexts.h"
+#include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "lbr2prof/Binary/BinaryImage.h"
+#include "lbr2prof/Binary/Symbolizer.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ProfileData/SampleProf.h"
+#include "llvm/Support/raw_ostream.h"
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lbr2prof {
+
+/// The context unwinder's view of a binary: its calls and returns by file
+/// offset, from the decoded instructions of every function.
+class BinaryTransferOracle : public TransferOracle {
+public:
+  /// A DSO is this binary if its build-id matches, or its file name does
+  /// and it has no build-id (or IgnoreBuildId). Every function of Image is
+  /// decoded (on Threads threads) at the first question about
+  /// instructions, so a recording without call stacks costs nothing.
+  BinaryTransferOracle(const BinaryImage &Image, bool IgnoreBuildId,
+                       unsigned Threads);
+  bool isBinary(const DsoInfo &D) const override;
+  Kind kindAt(uint64_t Off) const override;
+  uint64_t returnOffsetOf(uint64_t Off) const override;
+  bool isReturnSite(uint64_t Off) const override;
+  /// The binary address of the call whose return address is at file offset
+  /// Off, if the instruction before Off is a call.
+  std::optional<uint64_t> callBefore(uint64_t Off) const;
+
+private:
+  void build() const;
+  const BinaryImage &Image;
+  unsigned Threads;
+  mutable std::once_flag Built;
+  mutable llvm::DenseMap<uint64_t, uint8_t> CallSize; ///< call offset -> size
+  mutable llvm::DenseSet<uint64_t> Returns;           ///< return offsets
+  mutable llvm::DenseMap<uint64_t, uint64_t> ReturnSites; ///< offset -> call
+  std::string FileName;
+  std::vector<uint8_t> BuildId;
+  bool IgnoreBuildId;
+};
+
+struct ContextProfileOptions {
+  unsigned Threads = 1;
+  /// Flow-consistent counts per context (BinaryProfileOptions::InferFlow).
+  bool InferFlow = false;
+  /// Merge contexts whose total is under the profile's cold count into the
+  /// function's base profile (llvm-profgen's --csprof-merge-cold-context).
+  bool MergeColdContexts = true;
+};
+
+struct ContextProfileStats {
+  uint64_t Contexts = 0;          ///< contexts with counts in this binary
+  uint64_t ContextProfiles = 0;   ///< (context, function) profiles built
+  uint64_t ColdMerged = 0;        ///< of which merged into base profiles
+  uint64_t ColdThreshold = 0;     ///< the cold count used
+  uint64_t CallSitesNoDebug = 0;  ///< context frames without line info
+  uint64_t TopLevel = 0;          ///< top-level profiles written
+  uint64_t TotalSamples = 0;
+};
+
+struct ContextProfileResult {
+  llvm::sampleprof::SampleProfileMap Profiles;
+  ContextProfileStats Stats;
+  /// Storage of the context frames the profiles refer to.
+  std::deque<llvm::sampleprof::SampleContextFrameVector> Frames;
+};
+
+/// The addresses buildContextProfile() symbolizes (give them to
+/// Symbolizer::prefetch() first): the call sites of every context and every
+/// instruction of each function some context touched.
+std::vector<uint64_t> contextProfileAddresses(const RawProfile &Raw, int Dso,
+                                              const BinaryImage &Image,
+                                              const BinaryTransferOracle &O);
+
+/// Builds the nested context-sensitive profile of DSO index Dso. Names in
+/// the result point into Sym, which must outlive it.
+ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
+                                         const BinaryImage &Image,
+                                         const BinaryTransferOracle &O,
+                                         Symbolizer &Sym,
+                                         const ContextProfileOptions &Opts);
+
+void printContextProfileStats(const ContextProfileStats &S,
+                              const ContextStats &A, llvm::raw_ostream &OS);
+
+} // namespace lbr2prof
+
+#endif

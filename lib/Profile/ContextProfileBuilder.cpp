@@ -1,0 +1,389 @@
+//===- ContextProfileBuilder.cpp - calling contexts to a CS profile -------===//
+//
+// Per context: a RawProfile of its own (the context's branches and ranges,
+// with the whole recording's weight scale) goes through the same
+// validation as the whole program (buildBinaryProfile), then every counted
+// instruction is symbolized and put in the profile of its full context:
+// the context's call-site frames, then its own inline frames.
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Profile/ContextProfileBuilder.h"
+#include "lbr2prof/Profile/BinaryProfile.h"
+#include "llvm/ProfileData/ProfileCommon.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
+#include <map>
+
+using namespace llvm;
+using namespace llvm::sampleprof;
+
+namespace lbr2prof {
+
+//===----------------------------------------------------------------------===//
+// The oracle
+//===----------------------------------------------------------------------===//
+
+/// File offset of binary address A in an executable segment, if any.
+static std::optional<uint64_t> addrToFileOffset(const BinaryImage &Image,
+                                                uint64_t A) {
+  for (const Segment &S : Image.segments())
+    if (S.Exec && A >= S.VAddr && A - S.VAddr < S.FileSize)
+      return A - S.VAddr + S.Offset;
+  return std::nullopt;
+}
+
+BinaryTransferOracle::BinaryTransferOracle(const BinaryImage &Image,
+                                           bool IgnoreBuildId,
+                                           unsigned Threads)
+    : Image(Image), Threads(Threads),
+      FileName(sys::path::filename(Image.path()).str()),
+      BuildId(Image.buildId().begin(), Image.buildId().end()),
+      IgnoreBuildId(IgnoreBuildId) {}
+
+void BinaryTransferOracle::build() const {
+  std::vector<unsigned> All(Image.functions().size());
+  for (unsigned F = 0; F < All.size(); ++F)
+    All[F] = F;
+  Image.decodeFunctions(All, Threads);
+  for (unsigned F : All)
+    for (const Inst &I : Image.instructions(F)) {
+      bool IsCall = I.Kind == InstKind::Call || I.Kind == InstKind::IndirectCall;
+      if (!IsCall && I.Kind != InstKind::Return)
+        continue;
+      std::optional<uint64_t> Off = addrToFileOffset(Image, I.Addr);
+      if (!Off)
+        continue;
+      if (IsCall) {
+        CallSize[*Off] = I.Size;
+        ReturnSites[*Off + I.Size] = I.Addr;
+      } else {
+        Returns.insert(*Off);
+      }
+    }
+}
+
+bool BinaryTransferOracle::isBinary(const DsoInfo &D) const {
+  bool NameMatch = sys::path::filename(D.Path) == FileName;
+  if (D.BuildId.empty() || BuildId.empty())
+    return NameMatch;
+  size_t N = std::min(D.BuildId.size(), BuildId.size());
+  bool IdMatch = std::equal(D.BuildId.begin(), D.BuildId.begin() + N,
+                            BuildId.begin());
+  return IdMatch || (NameMatch && IgnoreBuildId);
+}
+
+TransferOracle::Kind BinaryTransferOracle::kindAt(uint64_t Off) const {
+  std::call_once(Built, [this] { build(); });
+  if (CallSize.count(Off))
+    return Call;
+  return Returns.count(Off) ? Return : Other;
+}
+
+uint64_t BinaryTransferOracle::returnOffsetOf(uint64_t Off) const {
+  std::call_once(Built, [this] { build(); });
+  auto It = CallSize.find(Off);
+  return It == CallSize.end() ? ~0ULL : Off + It->second;
+}
+
+bool BinaryTransferOracle::isReturnSite(uint64_t Off) const {
+  std::call_once(Built, [this] { build(); });
+  return ReturnSites.count(Off);
+}
+
+std::optional<uint64_t> BinaryTransferOracle::callBefore(uint64_t Off) const {
+  std::call_once(Built, [this] { build(); });
+  auto It = ReturnSites.find(Off);
+  if (It == ReturnSites.end())
+    return std::nullopt;
+  return It->second;
+}
+
+//===----------------------------------------------------------------------===//
+// The profile
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One context's counts as a RawProfile (so buildBinaryProfile validates
+/// them as it does the whole program's), on the recording's weight scale.
+RawProfile contextRaw(const RawProfile &Raw) {
+  RawProfile R;
+  R.WeightedEntries = Raw.WeightedEntries;
+  R.TotalWeight = Raw.TotalWeight;
+  R.SamplesWithoutPeriod = Raw.SamplesWithoutPeriod;
+  return R;
+}
+
+/// Groups the context-keyed counts by context, keeping those with an end in
+/// DSO Dso.
+std::map<uint32_t, RawProfile> splitByContext(const RawProfile &Raw, int Dso) {
+  std::map<uint32_t, RawProfile> By;
+  auto mine = [&](const ContextKey &K) {
+    return locDso(K.A) == Dso || locDso(K.B) == Dso;
+  };
+  for (const auto &[K, V] : Raw.Contexts.Branches)
+    if (mine(K)) {
+      auto It = By.try_emplace(K.Ctx, contextRaw(Raw)).first;
+      BranchCount &C = It->second.Branches[{K.A, K.B}];
+      C.Count += V.Count;
+      C.Weight += V.Weight;
+    }
+  for (const auto &[K, V] : Raw.Contexts.Ranges)
+    if (mine(K)) {
+      auto It = By.try_emplace(K.Ctx, contextRaw(Raw)).first;
+      RangeCount &C = It->second.Ranges[{K.A, K.B}];
+      C.Count += V.Count;
+      C.Weight += V.Weight;
+    }
+  return By;
+}
+
+/// Appends the frames of an inline stack (innermost first), outermost
+/// first, each with its location; the innermost gets Leaf's location
+/// instead (the call site's own, or {0,0} for a profile's leaf frame).
+void appendFrames(SampleContextFrameVector &V, ArrayRef<SourceFrame> Stack,
+                  bool WithInnermostLocation) {
+  for (size_t K = Stack.size(); K > 0; --K) {
+    const SourceFrame &F = Stack[K - 1];
+    LineLocation L(F.LineOffset, F.Discriminator);
+    if (K == 1 && !WithInnermostLocation)
+      L = LineLocation(0, 0);
+    V.emplace_back(FunctionId(F.Function), L);
+  }
+}
+
+int instIndex(ArrayRef<Inst> Insts, uint64_t Addr) {
+  auto It = llvm::partition_point(Insts,
+                                  [&](const Inst &I) { return I.Addr < Addr; });
+  return It != Insts.end() && It->Addr == Addr ? int(It - Insts.begin()) : -1;
+}
+
+/// Flat CS profiles under construction, keyed by their full frames.
+class FlatProfiles {
+public:
+  explicit FlatProfiles(ContextProfileResult &R) : R(R) {}
+  struct Node {
+    std::map<LineLocation, uint64_t> BodyMax;
+    std::map<std::pair<LineLocation, StringRef>, uint64_t> Calls;
+    uint64_t Head = 0, Total = 0;
+  };
+  Node &at(const SampleContextFrameVector &Frames) { return Nodes[Frames]; }
+  /// Moves the nodes into R.Profiles (as flat CS profiles).
+  void emit() {
+    for (auto &[Frames, N] : Nodes) {
+      R.Frames.push_back(Frames);
+      FunctionSamples &FS = R.Profiles.create(SampleContext(R.Frames.back()));
+      for (const auto &[L, C] : N.BodyMax)
+        FS.addBodySamples(L.LineOffset, L.Discriminator, C);
+      for (const auto &[LN, C] : N.Calls)
+        FS.addCalledTargetSamples(LN.first.LineOffset, LN.first.Discriminator,
+                                  FunctionId(LN.second), C);
+      FS.addHeadSamples(N.Head);
+      FS.addTotalSamples(N.Total);
+    }
+    Nodes.clear();
+  }
+
+private:
+  struct Less {
+    bool operator()(const SampleContextFrameVector &A,
+                    const SampleContextFrameVector &B) const {
+      return std::lexicographical_compare(
+          A.begin(), A.end(), B.begin(), B.end(),
+          [](const SampleContextFrame &X, const SampleContextFrame &Y) {
+            if (X.Func != Y.Func)
+              return X.Func.stringRef() < Y.Func.stringRef();
+            return X.Location < Y.Location;
+          });
+    }
+  };
+  ContextProfileResult &R;
+  std::map<SampleContextFrameVector, Node, Less> Nodes;
+};
+
+} // namespace
+
+std::vector<uint64_t> contextProfileAddresses(const RawProfile &Raw, int Dso,
+                                              const BinaryImage &Image,
+                                              const BinaryTransferOracle &O) {
+  std::vector<uint64_t> A;
+  DenseSet<int> Touched;
+  auto touch = [&](Loc L) {
+    if (locDso(L) != Dso)
+      return;
+    if (std::optional<uint64_t> Addr = Image.fileOffsetToAddr(locOffset(L))) {
+      int F = Image.functionAt(*Addr);
+      if (F >= 0)
+        Touched.insert(F);
+      A.push_back(*Addr);
+    }
+  };
+  for (const auto &KV : Raw.Contexts.Branches) {
+    touch(KV.first.A);
+    touch(KV.first.B);
+  }
+  for (const auto &KV : Raw.Contexts.Ranges)
+    touch(KV.first.A);
+  for (int F : Touched)
+    for (const Inst &I : Image.instructions(unsigned(F)))
+      A.push_back(I.Addr);
+  const ContextTrie &T = Raw.Contexts.Trie;
+  for (uint32_t Id = 1; Id < T.size(); ++Id)
+    if (locDso(T.ret(Id)) == Dso)
+      if (std::optional<uint64_t> C = O.callBefore(locOffset(T.ret(Id))))
+        A.push_back(*C);
+  return A;
+}
+
+ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
+                                         const BinaryImage &Image,
+                                         const BinaryTransferOracle &O,
+                                         Symbolizer &Sym,
+                                         const ContextProfileOptions &Opts) {
+  ContextProfileResult R;
+  ContextProfileStats &St = R.Stats;
+  FlatProfiles Flat(R);
+  const ContextTrie &T = Raw.Contexts.Trie;
+  std::vector<Loc> Path;
+  BinaryProfileOptions BO;
+  BO.Threads = 1;
+  BO.InferFlow = Opts.InferFlow;
+
+  for (auto &[Ctx, CRaw] : splitByContext(Raw, Dso)) {
+    ++St.Contexts;
+    // The context's frames: each call site's inline stack, outermost
+    // first. A call site without line information cuts the context there
+    // (what is outside it stays unknown, as for a caller outside the
+    // binary).
+    SampleContextFrameVector Base;
+    T.path(Ctx, Path);
+    for (Loc Ret : Path) {
+      std::optional<uint64_t> Call =
+          locDso(Ret) == Dso ? O.callBefore(locOffset(Ret)) : std::nullopt;
+      ArrayRef<SourceFrame> Site =
+          Call ? Sym.frames(*Call) : ArrayRef<SourceFrame>();
+      if (Site.empty()) {
+        ++St.CallSitesNoDebug;
+        Base.clear();
+        continue;
+      }
+      appendFrames(Base, Site, /*WithInnermostLocation=*/true);
+    }
+    BinaryProfile P = buildBinaryProfile(CRaw, Dso, Image, BO);
+    auto full = [&](ArrayRef<SourceFrame> Stack) {
+      SampleContextFrameVector V = Base;
+      appendFrames(V, Stack, /*WithInnermostLocation=*/false);
+      return V;
+    };
+
+    for (const auto &[F, Cfg] : P.Functions) {
+      ArrayRef<Inst> Insts = Image.instructions(F);
+      if (Cfg.InstCounts.empty())
+        continue;
+      DenseMap<uint64_t, uint64_t> Counts(Cfg.InstCounts.size());
+      for (const auto &[Addr, Count] : Cfg.InstCounts)
+        Counts[Addr] = Count;
+      // Every instruction of a function that ran in this context: code
+      // that did not run gets an explicit 0, as in the line-based profile
+      // (clang takes a line with no record as unknown, and leaves a branch
+      // between a counted arm and an unknown one without weights).
+      for (const Inst &I : Insts) {
+        uint64_t Count = Counts.lookup(I.Addr);
+        ArrayRef<SourceFrame> Stack = Sym.frames(I.Addr);
+        if (Stack.empty())
+          continue;
+        FlatProfiles::Node &N = Flat.at(full(Stack));
+        // Executed bytes, as the line-based profile counts totals.
+        N.Total += Count * I.Size;
+        uint64_t &Max = N.BodyMax[LineLocation(Stack.front().LineOffset,
+                                               Stack.front().Discriminator)];
+        Max = std::max(Max, Count * Stack.front().DupFactor);
+      }
+      // Calls from this context: targets at the call site, head samples
+      // in the callee's context (this one plus the call site).
+      for (const Edge &E : Cfg.Taken) {
+        int Idx = instIndex(Insts, E.From);
+        int Callee = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
+        if (Idx < 0 || Callee < 0 || Image.functions()[Callee].Start != E.To)
+          continue;
+        InstKind K = Insts[Idx].Kind;
+        if (K != InstKind::Call && K != InstKind::IndirectCall)
+          continue;
+        ArrayRef<SourceFrame> Site = Sym.frames(E.From);
+        ArrayRef<SourceFrame> Target = Sym.frames(E.To);
+        if (Site.empty() || Target.empty())
+          continue;
+        StringRef CalleeName = Target.back().Function;
+        FlatProfiles::Node &Caller = Flat.at(full(Site));
+        Caller.Calls[{LineLocation(Site.front().LineOffset,
+                                   Site.front().Discriminator),
+                      CalleeName}] += E.Count;
+        SampleContextFrameVector CalleeFrames = Base;
+        appendFrames(CalleeFrames, Site, /*WithInnermostLocation=*/true);
+        CalleeFrames.emplace_back(FunctionId(CalleeName), LineLocation(0, 0));
+        Flat.at(CalleeFrames).Head += E.Count;
+      }
+    }
+  }
+  Flat.emit();
+  St.ContextProfiles = R.Profiles.size();
+
+  // Cold contexts fold into their function's base profile: they would only
+  // make the profile bigger, and clang would not act on them.
+  if (Opts.MergeColdContexts && !R.Profiles.empty()) {
+    SampleProfileSummaryBuilder B(ProfileSummaryBuilder::DefaultCutoffs);
+    std::unique_ptr<ProfileSummary> Sum =
+        B.computeSummaryForProfiles(R.Profiles);
+    St.ColdThreshold =
+        ProfileSummaryBuilder::getColdCountThreshold(Sum->getDetailedSummary());
+    size_t Before = R.Profiles.size();
+    SampleContextTrimmer(R.Profiles)
+        .trimAndMergeColdContextProfiles(St.ColdThreshold,
+                                         /*TrimColdContext=*/false,
+                                         /*MergeColdContext=*/true,
+                                         /*ColdContextFrameLength=*/1,
+                                         /*TrimBaseProfileOnly=*/false);
+    St.ColdMerged = Before - R.Profiles.size();
+  }
+  ProfileConverter(R.Profiles).convertCSProfiles();
+  St.TopLevel = R.Profiles.size();
+  for (const auto &KV : R.Profiles)
+    St.TotalSamples += KV.second.getTotalSamples();
+  return R;
+}
+
+void printContextProfileStats(const ContextProfileStats &S,
+                              const ContextStats &A, raw_ostream &OS) {
+  auto pct = [](uint64_t N, uint64_t D) {
+    return D ? 100.0 * double(N) / double(D) : 0.0;
+  };
+  OS << "context-sensitive profile:\n";
+  OS << format("  samples with a call stack: %llu; unwound whole: %llu "
+               "(%.1f%%), stopped at a call that did not match the stack: "
+               "%llu, at an unusable entry: %llu\n",
+               (unsigned long long)A.Samples,
+               (unsigned long long)A.SamplesWhole,
+               pct(A.SamplesWhole, A.Samples),
+               (unsigned long long)A.SamplesMismatch,
+               (unsigned long long)A.SamplesUnusable);
+  OS << format("  entries given a context: %llu (%.1f%%; %llu after a stop)\n",
+               (unsigned long long)A.Entries,
+               pct(A.Entries, A.Entries + A.EntriesLeft),
+               (unsigned long long)A.EntriesLeft);
+  if (A.DepthCut)
+    OS << format("  outermost frames dropped by the depth bound: %llu\n",
+                 (unsigned long long)A.DepthCut);
+  OS << format("  contexts in this binary: %llu; context profiles: %llu, "
+               "%llu under the cold count %llu merged into base profiles; "
+               "call sites without line info: %llu\n",
+               (unsigned long long)S.Contexts,
+               (unsigned long long)S.ContextProfiles,
+               (unsigned long long)S.ColdMerged,
+               (unsigned long long)S.ColdThreshold,
+               (unsigned long long)S.CallSitesNoDebug);
+  OS << format("  top-level profiles: %llu, total samples: %llu\n",
+               (unsigned long long)S.TopLevel,
+               (unsigned long long)S.TotalSamples);
+}
+
+} // namespace lbr2prof
