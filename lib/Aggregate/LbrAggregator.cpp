@@ -276,7 +276,10 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     // Undo the branch: a call pops the frame it made (which must be the
     // one on top; at the root the caller is unknown and stays so), a
     // return pushes the frame it left. A branch into the binary from
-    // outside that lands after a call is a return too (from libc, say).
+    // outside that lands after a call is a return too (from libc, say). A
+    // return to outside the binary (_init returning to libc) leaves a
+    // function whose caller is outside: the root, as frames outside the
+    // binary cut the call stack.
     bool FromIn = inContextBinary(Maps, From[I]);
     TransferOracle::Kind K =
         FromIn ? O.kindAt(locOffset(From[I])) : TransferOracle::Other;
@@ -293,11 +296,15 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     } else if (K == TransferOracle::Return ||
                (!FromIn && inContextBinary(Maps, To[I]) &&
                 O.isReturnSite(locOffset(To[I])))) {
-      if (Opts.MaxContextDepth && T.depth(Ctx) >= Opts.MaxContextDepth) {
-        Ctx = T.dropOutermost(Ctx);
-        ++CC.Stats.DepthCut;
+      if (!inContextBinary(Maps, To[I])) {
+        Ctx = ContextTrie::Root;
+      } else {
+        if (Opts.MaxContextDepth && T.depth(Ctx) >= Opts.MaxContextDepth) {
+          Ctx = T.dropOutermost(Ctx);
+          ++CC.Stats.DepthCut;
+        }
+        Ctx = T.child(Ctx, To[I]);
       }
-      Ctx = T.child(Ctx, To[I]);
     }
     ContextCount &C = CC.Branches[{Ctx, From[I], To[I]}];
     ++C.Count;

@@ -170,6 +170,29 @@ TEST(Contexts, ForeignFramesAndReturnsFromLibraries) {
   EXPECT_EQ(C.Profile.Contexts.Stats.SamplesWhole, 1u);
 }
 
+// B returns into libc (as _init returns to its caller in libc), then libc
+// runs; before that, B was called from A called from main. Going back: the
+// return to libc leaves B, whose caller is outside the binary: the root,
+// not a frame for a libc address; so the older call into B (from 0x320,
+// at the root) stays at the root instead of failing to match.
+TEST(Contexts, ReturnToALibraryIsTheRoot) {
+  Fixture X;
+  SampleCounter C(X.Opts);
+  X.stack({0x7f0300});
+  X.lbr({{0x7f0250, 0x7f0300},
+         {0x400410, 0x7f0200},
+         {0x400320, 0x400400}});
+  X.count(C, 0x7f0300);
+  EXPECT_EQ(X.print(C.Profile), "C\n"
+                                "  B 0x320 0x400 1\n"
+                                "  B 0x410 libc:0x200 1\n"
+                                "  B libc:0x250 libc:0x300 1\n"
+                                "  R 0x400 0x410 1\n"
+                                "  R libc:0x200 libc:0x250 1\n");
+  EXPECT_EQ(C.Profile.Contexts.Stats.SamplesWhole, 1u);
+  EXPECT_EQ(C.Profile.Contexts.Stats.SamplesMismatch, 0u);
+}
+
 // Counters of two threads merge: the same contexts, interned in different
 // orders (C2 sees [0x115] first), add up. Sample 1, in A called from
 // 0x100: a jump back (0x310 -> 0x300) then 0x330 -> 0x340. Sample 2, in B
