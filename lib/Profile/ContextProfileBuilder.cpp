@@ -121,20 +121,18 @@ std::map<uint32_t, RawProfile> splitByContext(const RawProfile &Raw, int Dso) {
   auto mine = [&](const ContextKey &K) {
     return locDso(K.A) == Dso || locDso(K.B) == Dso;
   };
-  for (const auto &[K, V] : Raw.Contexts.Branches)
-    if (mine(K)) {
-      auto It = By.try_emplace(K.Ctx, contextRaw(Raw)).first;
-      BranchCount &C = It->second.Branches[{K.A, K.B}];
-      C.Count += V.Count;
-      C.Weight += V.Weight;
-    }
-  for (const auto &[K, V] : Raw.Contexts.Ranges)
-    if (mine(K)) {
-      auto It = By.try_emplace(K.Ctx, contextRaw(Raw)).first;
-      RangeCount &C = It->second.Ranges[{K.A, K.B}];
-      C.Count += V.Count;
-      C.Weight += V.Weight;
-    }
+  // Branches into RawProfile::Branches, ranges into ::Ranges.
+  auto split = [&](const auto &From, auto Into) {
+    for (const auto &[K, V] : From)
+      if (mine(K)) {
+        auto It = By.try_emplace(K.Ctx, contextRaw(Raw)).first;
+        auto &C = (It->second.*Into)[{K.A, K.B}];
+        C.Count += V.Count;
+        C.Weight += V.Weight;
+      }
+  };
+  split(Raw.Contexts.Branches, &RawProfile::Branches);
+  split(Raw.Contexts.Ranges, &RawProfile::Ranges);
   return By;
 }
 

@@ -166,9 +166,11 @@ int main(int argc, char **argv) {
     return App.exit(E);
   }
 
-  if (App.got_subcommand(DumpCmd)) {
+  // A subcommand that prints to stdout: its error, or a failed write (a
+  // closed pipe, a full disk), is the exit status.
+  auto toStdout = [](function_ref<Error(raw_ostream &)> Run) {
     raw_fd_ostream &OS = outs();
-    if (Error E = runDump(Dump, OS))
+    if (Error E = Run(OS))
       return reportError(std::move(E));
     OS.flush();
     if (OS.has_error()) {
@@ -176,21 +178,15 @@ int main(int argc, char **argv) {
       return 1;
     }
     return 0;
-  }
+  };
+  if (App.got_subcommand(DumpCmd))
+    return toStdout([&](raw_ostream &OS) { return runDump(Dump, OS); });
   if (App.got_subcommand(ReportCmd)) {
     Rep.Sort = SortName == "mispred"   ? ReportSort::Mispred
                : SortName == "misrate" ? ReportSort::MispredRate
                : SortName == "cycles"  ? ReportSort::Cycles
                                        : ReportSort::Count;
-    raw_fd_ostream &OS = outs();
-    if (Error E = runReport(Rep, OS))
-      return reportError(std::move(E));
-    OS.flush();
-    if (OS.has_error()) {
-      OS.clear_error();
-      return 1;
-    }
-    return 0;
+    return toStdout([&](raw_ostream &OS) { return runReport(Rep, OS); });
   }
   if (Gen.Inputs.empty() && Gen.FromTruth.empty()) {
     errs() << App.help();
