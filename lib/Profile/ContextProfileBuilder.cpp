@@ -156,30 +156,18 @@ int instIndex(ArrayRef<Inst> Insts, uint64_t Addr) {
   return It != Insts.end() && It->Addr == Addr ? int(It - Insts.begin()) : -1;
 }
 
-/// Flat CS profiles under construction, keyed by their full frames.
-class FlatProfiles {
+/// Frame vectors interned to ids, so a profile under construction is keyed
+/// by two small numbers rather than a vector compared frame by frame.
+class FrameTable {
 public:
-  explicit FlatProfiles(ContextProfileResult &R) : R(R) {}
-  struct Node {
-    std::map<LineLocation, uint64_t> BodyMax;
-    std::map<std::pair<LineLocation, StringRef>, uint64_t> Calls;
-    uint64_t Head = 0, Total = 0;
-  };
-  Node &at(const SampleContextFrameVector &Frames) { return Nodes[Frames]; }
-  /// Moves the nodes into R.Profiles (as flat CS profiles).
-  void emit() {
-    for (auto &[Frames, N] : Nodes) {
-      R.Frames.push_back(Frames);
-      FunctionSamples &FS = R.Profiles.create(SampleContext(R.Frames.back()));
-      for (const auto &[L, C] : N.BodyMax)
-        FS.addBodySamples(L.LineOffset, L.Discriminator, C);
-      for (const auto &[LN, C] : N.Calls)
-        FS.addCalledTargetSamples(LN.first.LineOffset, LN.first.Discriminator,
-                                  FunctionId(LN.second), C);
-      FS.addHeadSamples(N.Head);
-      FS.addTotalSamples(N.Total);
-    }
-    Nodes.clear();
+  uint32_t intern(const SampleContextFrameVector &V) {
+    auto [It, New] = Ids.try_emplace(V, uint32_t(Vectors.size()));
+    if (New)
+      Vectors.push_back(&It->first);
+    return It->second;
+  }
+  const SampleContextFrameVector &get(uint32_t Id) const {
+    return *Vectors[Id];
   }
 
 private:
@@ -195,8 +183,57 @@ private:
           });
     }
   };
+  std::map<SampleContextFrameVector, uint32_t, Less> Ids;
+  std::vector<const SampleContextFrameVector *> Vectors;
+};
+
+/// What an instruction contributes, symbolized once for all contexts: the
+/// inline frames above it (an interned suffix: every frame with its
+/// location, the innermost function with none), its own location and
+/// duplication factor, its size.
+struct InstSite {
+  uint32_t Suffix = ~0u; ///< ~0u: no line information
+  LineLocation Loc{0, 0};
+  uint32_t Dup = 1;
+  uint8_t Size = 0;
+};
+
+/// Flat CS profiles under construction, keyed by (context frames, inline
+/// suffix), both interned.
+class FlatProfiles {
+public:
+  explicit FlatProfiles(ContextProfileResult &R) : R(R) {}
+  struct Node {
+    std::map<LineLocation, uint64_t> BodyMax;
+    std::map<std::pair<LineLocation, StringRef>, uint64_t> Calls;
+    uint64_t Head = 0, Total = 0;
+  };
+  FrameTable Bases, Suffixes;
+  Node &at(uint32_t Base, uint32_t Suffix) {
+    return Nodes[(uint64_t(Base) << 32) | Suffix];
+  }
+  /// Moves the nodes into R.Profiles (as flat CS profiles).
+  void emit() {
+    for (auto &[Key, N] : Nodes) {
+      SampleContextFrameVector V = Bases.get(uint32_t(Key >> 32));
+      const SampleContextFrameVector &S = Suffixes.get(uint32_t(Key));
+      V.append(S.begin(), S.end());
+      R.Frames.push_back(std::move(V));
+      FunctionSamples &FS = R.Profiles.create(SampleContext(R.Frames.back()));
+      for (const auto &[L, C] : N.BodyMax)
+        FS.addBodySamples(L.LineOffset, L.Discriminator, C);
+      for (const auto &[LN, C] : N.Calls)
+        FS.addCalledTargetSamples(LN.first.LineOffset, LN.first.Discriminator,
+                                  FunctionId(LN.second), C);
+      FS.addHeadSamples(N.Head);
+      FS.addTotalSamples(N.Total);
+    }
+    Nodes.clear();
+  }
+
+private:
   ContextProfileResult &R;
-  std::map<SampleContextFrameVector, Node, Less> Nodes;
+  DenseMap<uint64_t, Node> Nodes;
 };
 
 } // namespace
@@ -247,13 +284,37 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   BO.Threads = 1;
   BO.InferFlow = Opts.InferFlow;
 
+  // Each instruction symbolized once, for all contexts (by function).
+  DenseMap<unsigned, std::vector<InstSite>> Sites;
+  auto sitesOf = [&](unsigned F) -> const std::vector<InstSite> & {
+    auto [It, New] = Sites.try_emplace(F);
+    if (New) {
+      ArrayRef<Inst> Insts = Image.instructions(F);
+      It->second.resize(Insts.size());
+      for (size_t K = 0; K < Insts.size(); ++K) {
+        ArrayRef<SourceFrame> Stack = Sym.frames(Insts[K].Addr);
+        InstSite &S = It->second[K];
+        S.Size = Insts[K].Size;
+        if (Stack.empty())
+          continue;
+        SampleContextFrameVector V;
+        appendFrames(V, Stack, /*WithInnermostLocation=*/false);
+        S.Suffix = Flat.Suffixes.intern(V);
+        S.Loc = LineLocation(Stack.front().LineOffset,
+                             Stack.front().Discriminator);
+        S.Dup = Stack.front().DupFactor;
+      }
+    }
+    return It->second;
+  };
+
   for (auto &[Ctx, CRaw] : splitByContext(Raw, Dso)) {
     ++St.Contexts;
     // The context's frames: each call site's inline stack, outermost
     // first. A call site without line information cuts the context there
     // (what is outside it stays unknown, as for a caller outside the
     // binary).
-    SampleContextFrameVector Base;
+    SampleContextFrameVector BaseFrames;
     T.path(Ctx, Path);
     for (Loc Ret : Path) {
       std::optional<uint64_t> Call =
@@ -262,40 +323,52 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
           Call ? Sym.frames(*Call) : ArrayRef<SourceFrame>();
       if (Site.empty()) {
         ++St.CallSitesNoDebug;
-        Base.clear();
+        BaseFrames.clear();
         continue;
       }
-      appendFrames(Base, Site, /*WithInnermostLocation=*/true);
+      appendFrames(BaseFrames, Site, /*WithInnermostLocation=*/true);
     }
+    uint32_t Base = Flat.Bases.intern(BaseFrames);
     BinaryProfile P = buildBinaryProfile(CRaw, Dso, Image, BO);
-    auto full = [&](ArrayRef<SourceFrame> Stack) {
-      SampleContextFrameVector V = Base;
-      appendFrames(V, Stack, /*WithInnermostLocation=*/false);
-      return V;
-    };
 
     for (const auto &[F, Cfg] : P.Functions) {
-      ArrayRef<Inst> Insts = Image.instructions(F);
       if (Cfg.InstCounts.empty())
         continue;
-      DenseMap<uint64_t, uint64_t> Counts(Cfg.InstCounts.size());
-      for (const auto &[Addr, Count] : Cfg.InstCounts)
-        Counts[Addr] = Count;
+      ArrayRef<Inst> Insts = Image.instructions(F);
+      const std::vector<InstSite> &FS = sitesOf(F);
       // Every instruction of a function that ran in this context: code
       // that did not run gets an explicit 0, as in the line-based profile
       // (clang takes a line with no record as unknown, and leaves a branch
       // between a counted arm and an unknown one without weights).
-      for (const Inst &I : Insts) {
-        uint64_t Count = Counts.lookup(I.Addr);
-        ArrayRef<SourceFrame> Stack = Sym.frames(I.Addr);
-        if (Stack.empty())
+      // Walk InstCounts beside Insts, both in address order (as
+      // BinaryProfile and FlowInference write it; sorted here if not).
+      std::vector<std::pair<uint64_t, uint64_t>> Sorted;
+      ArrayRef<std::pair<uint64_t, uint64_t>> Counts = Cfg.InstCounts;
+      if (!llvm::is_sorted(Counts)) {
+        Sorted.assign(Counts.begin(), Counts.end());
+        llvm::sort(Sorted);
+        Counts = Sorted;
+      }
+      size_t C = 0;
+      FlatProfiles::Node *N = nullptr;
+      uint32_t Last = ~0u;
+      for (size_t K = 0; K < Insts.size(); ++K) {
+        while (C < Counts.size() && Counts[C].first < Insts[K].Addr)
+          ++C;
+        uint64_t Count = C < Counts.size() && Counts[C].first == Insts[K].Addr
+                             ? Counts[C].second
+                             : 0;
+        const InstSite &S = FS[K];
+        if (S.Suffix == ~0u)
           continue;
-        FlatProfiles::Node &N = Flat.at(full(Stack));
+        if (S.Suffix != Last) {
+          N = &Flat.at(Base, S.Suffix);
+          Last = S.Suffix;
+        }
         // Executed bytes, as the line-based profile counts totals.
-        N.Total += Count * I.Size;
-        uint64_t &Max = N.BodyMax[LineLocation(Stack.front().LineOffset,
-                                               Stack.front().Discriminator)];
-        Max = std::max(Max, Count * Stack.front().DupFactor);
+        N->Total += Count * S.Size;
+        uint64_t &Max = N->BodyMax[S.Loc];
+        Max = std::max(Max, Count * S.Dup);
       }
       // Calls from this context: targets at the call site, head samples
       // in the callee's context (this one plus the call site).
@@ -312,14 +385,14 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
         if (Site.empty() || Target.empty())
           continue;
         StringRef CalleeName = Target.back().Function;
-        FlatProfiles::Node &Caller = Flat.at(full(Site));
-        Caller.Calls[{LineLocation(Site.front().LineOffset,
-                                   Site.front().Discriminator),
-                      CalleeName}] += E.Count;
-        SampleContextFrameVector CalleeFrames = Base;
-        appendFrames(CalleeFrames, Site, /*WithInnermostLocation=*/true);
-        CalleeFrames.emplace_back(FunctionId(CalleeName), LineLocation(0, 0));
-        Flat.at(CalleeFrames).Head += E.Count;
+        Flat.at(Base, FS[Idx].Suffix)
+            .Calls[{FS[Idx].Loc, CalleeName}] += E.Count;
+        SampleContextFrameVector CalleeBase = BaseFrames;
+        appendFrames(CalleeBase, Site, /*WithInnermostLocation=*/true);
+        SampleContextFrameVector CalleeLeaf;
+        CalleeLeaf.emplace_back(FunctionId(CalleeName), LineLocation(0, 0));
+        Flat.at(Flat.Bases.intern(CalleeBase), Flat.Suffixes.intern(CalleeLeaf))
+            .Head += E.Count;
       }
     }
   }
