@@ -9,9 +9,11 @@
 #include "ProgressHandler.h"
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Binary/BinaryImage.h"
+#include "lbr2prof/Binary/PseudoProbes.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "lbr2prof/Profile/ContextProfileBuilder.h"
+#include "lbr2prof/Profile/ProbeProfileBuilder.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
 #include "lbr2prof/Support/Progress.h"
@@ -294,6 +296,49 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       return makeError("{0}: no sample has a branch stack; record with `perf "
                        "record -b` (or -j any,u)",
                        Opts.Inputs.empty() ? Opts.FromTruth : Opts.Inputs.front());
+    SampleWriterOptions WO;
+    WO.Format = *Format == OutputFormat::Text     ? SampleFormat::Text
+                : *Format == OutputFormat::Binary ? SampleFormat::Binary
+                                                  : SampleFormat::ExtBinary;
+    WO.UseMD5 = Opts.UseMD5;
+    // A binary with pseudo probes gets a probe-based profile (as
+    // llvm-profgen), unless --use-dwarf-correlation asks for lines.
+    PseudoProbes Probes;
+    if (!Opts.UseDwarfCorrelation) {
+      Expected<PseudoProbes> PR = readPseudoProbes(BinPath, Image.functions());
+      if (!PR)
+        return PR.takeError();
+      Probes = std::move(*PR);
+    }
+    if (Opts.Dump == "probes")
+      Probes.print(Out);
+    if (Probes.present()) {
+      BinaryProfileOptions PO;
+      PO.Threads = Threads;
+      PO.InferFlow = Opts.InferFlow;
+      BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
+      ProbeProfileResult PP = buildProbeProfile(P, Image, Probes);
+      // CSSPGO (contexts keyed by probes) is not written yet: say so
+      // rather than drop the call stacks silently.
+      if (Oracle && !Raw.Contexts.empty())
+        Err << "lbr2prof: warning: " << BinPath
+            << " has pseudo probes: the samples' call stacks are not used "
+               "(context-sensitive probe-based profiles are not supported "
+               "yet); writing a probe-based profile without contexts "
+               "(--use-dwarf-correlation writes a context-sensitive "
+               "line-based one)\n";
+      if (Opts.Stats) {
+        printProfileStats(P.Stats, Raw.Stats, Err);
+        Err << "sample profile kind: probe-based (pseudo probes)\n";
+        printProbeProfileStats(PP.Stats, Err);
+      }
+      if (Opts.Dump == "cfg")
+        printCfgs(P, Image, Out);
+      if (Opts.Dump == "raw")
+        printRawProfile(Raw, Agg.maps(), Out);
+      WO.ProbeBased = true;
+      return writeSampleProfile(PP.Profiles, Opts.Output, WO);
+    }
     SymbolizerOptions SO;
     SO.DebugFile = Opts.DebugFile;
     SO.DwpFile = Opts.DwpFile;
@@ -335,11 +380,6 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
         printCfgs(P, Image, Out);
       if (Opts.Dump == "raw")
         printRawProfile(Raw, Agg.maps(), Out);
-      SampleWriterOptions WO;
-      WO.Format = *Format == OutputFormat::Text     ? SampleFormat::Text
-                  : *Format == OutputFormat::Binary ? SampleFormat::Binary
-                                                    : SampleFormat::ExtBinary;
-      WO.UseMD5 = Opts.UseMD5;
       return writeSampleProfile(CP.Profiles, Opts.Output, WO);
     }
     BinaryProfileOptions PO;
@@ -354,17 +394,15 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     SampleProfileResult SP = buildSampleProfile(P, Image, **Sym);
     if (Opts.Stats) {
       printProfileStats(P.Stats, Raw.Stats, Err);
+      Err << "sample profile kind: line-based (DWARF lines"
+          << (Opts.UseDwarfCorrelation ? ", --use-dwarf-correlation" : "")
+          << ")\n";
       printSampleProfileStats(SP.Stats, Err);
     }
     if (Opts.Dump == "cfg")
       printCfgs(P, Image, Out);
     if (Opts.Dump == "raw")
       printRawProfile(Raw, Agg.maps(), Out);
-    SampleWriterOptions WO;
-    WO.Format = *Format == OutputFormat::Text     ? SampleFormat::Text
-                : *Format == OutputFormat::Binary ? SampleFormat::Binary
-                                                  : SampleFormat::ExtBinary;
-    WO.UseMD5 = Opts.UseMD5;
     return writeSampleProfile(SP.Profiles, Opts.Output, WO);
   }
 

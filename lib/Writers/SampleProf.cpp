@@ -39,6 +39,14 @@ Error writeSampleProfile(SampleProfileMap &Profiles, StringRef Path,
                          const SampleWriterOptions &Opts) {
   if (Opts.UseMD5 && Opts.Format != SampleFormat::ExtBinary)
     return makeError("--use-md5 needs the extbinary format");
+  // The binary format stores no checksums, and LLVM's reader would take
+  // the profile for a line-based one (llvm-profgen refuses it too).
+  if (Opts.ProbeBased && Opts.Format == SampleFormat::Binary)
+    return makeError("{0}: a probe-based profile cannot be written in the "
+                     "binary format (it has no room for CFG checksums): use "
+                     "extbinary or text, or --use-dwarf-correlation for a "
+                     "line-based profile",
+                     Path);
   SampleProfileFormat F = Opts.Format == SampleFormat::Text     ? SPF_Text
                           : Opts.Format == SampleFormat::Binary ? SPF_Binary
                                                                 : SPF_Ext_Binary;
@@ -55,7 +63,13 @@ Error writeSampleProfile(SampleProfileMap &Profiles, StringRef Path,
                        W.getError().message());
     if (Opts.UseMD5)
       (*W)->setUseMD5();
-    if (std::error_code EC = (*W)->write(Profiles))
+    // LLVM's writers read this process-wide flag; set it for this write
+    // only.
+    bool WasProbeBased = FunctionSamples::ProfileIsProbeBased;
+    FunctionSamples::ProfileIsProbeBased = Opts.ProbeBased;
+    std::error_code EC = (*W)->write(Profiles);
+    FunctionSamples::ProfileIsProbeBased = WasProbeBased;
+    if (EC)
       return makeError("{0}: cannot write the profile: {1}", Path,
                        EC.message());
   }

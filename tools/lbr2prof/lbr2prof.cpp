@@ -85,14 +85,18 @@ int main(int argc, char **argv) {
                  "Context-sensitive profiles: keep at most this many frames "
                  "of calling context, innermost first (default: all)");
   App.add_option("--dump", Gen.Dump,
-                 "Also print a stage to stdout: raw (aggregated addresses) or "
-                 "cfg (per-function blocks and edges)")
-      ->check(CLI::IsMember({"raw", "cfg"}));
+                 "Also print a stage to stdout: raw (aggregated addresses), "
+                 "cfg (per-function blocks and edges) or probes (the "
+                 "binary's decoded pseudo probes)")
+      ->check(CLI::IsMember({"raw", "cfg", "probes"}));
   App.add_option("--debug-file", Gen.DebugFile,
                  "Sample profiles: read DWARF from this file (e.g. a .debug "
                  "file split from a stripped binary)");
   App.add_option("--dwp", Gen.DwpFile,
                  "Sample profiles: a .dwp package for split DWARF");
+  App.add_flag("--use-dwarf-correlation", Gen.UseDwarfCorrelation,
+               "Sample profiles: line-based (DWARF) even if the binary has "
+               "pseudo probes (-fpseudo-probe-for-profiling)");
   App.add_flag("--use-md5", Gen.UseMD5,
                "Sample profiles: store MD5 hashes instead of names "
                "(extbinary)");

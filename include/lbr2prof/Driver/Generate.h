@@ -49,6 +49,9 @@ struct GenerateOptions {
   /// Exact counts from an emulator truth file (utils/lbr-record --truth)
   /// instead of perf.data inputs: a profile of the exact execution.
   std::string FromTruth;
+  /// Sample profiles: line-based (DWARF) even when the binary has pseudo
+  /// probes, as llvm-profgen --use-dwarf-correlation.
+  bool UseDwarfCorrelation = false;
 };
 
 /// Chooses the output format from the option or the output file's name.

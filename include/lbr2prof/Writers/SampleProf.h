@@ -3,7 +3,8 @@
 // Writes a SampleProfileMap through LLVM ProfileData's SampleProfileWriter
 // in text, binary or extbinary form (extbinary with the profile summary and,
 // optionally, MD5 names), into a temporary file renamed over Path on
-// success.
+// success. Probe-based profiles carry CFG checksums, which the binary
+// format cannot store: they are written as text or extbinary only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_WRITERS_SAMPLEPROF_H
@@ -20,6 +21,11 @@ struct SampleWriterOptions {
   SampleFormat Format = SampleFormat::ExtBinary;
   /// Store MD5 hashes of names instead of names (extbinary only).
   bool UseMD5 = false;
+  /// The profile is keyed by pseudo-probe indices: mark it probe-based
+  /// (LLVM's FunctionSamples::ProfileIsProbeBased while writing), so the
+  /// CFG checksums are written (text: "!CFGChecksum:", extbinary: the
+  /// function metadata section, flagged probe-based).
+  bool ProbeBased = false;
 };
 
 llvm::Error writeSampleProfile(llvm::sampleprof::SampleProfileMap &Profiles,

@@ -1,0 +1,298 @@
+//===- PseudoProbes.cpp - decode .pseudo_probe and .pseudo_probe_desc ------===//
+//
+// The sections are decoded by LLVM MC's MCPseudoProbeDecoder. Its decoder
+// checks every read against the buffer's end but recurses once per level of
+// inlining, so a crafted section with a deep nest would overflow the stack;
+// and it only says "failed". So each section is first walked here without
+// recursion, to bound the nesting and to name the byte offset of a fault.
+// The layouts (documented in llvm/MC/MCPseudoProbe.h):
+//
+//   .pseudo_probe_desc:  { GUID u64, HASH u64, NAMELEN uleb, NAME bytes }*
+//   .pseudo_probe:       FUNCTION*, where
+//     FUNCTION = [SITE uleb (inlined only)] GUID u64 NPROBES uleb
+//                NINLINED uleb PROBE{NPROBES} FUNCTION{NINLINED}
+//     PROBE    = INDEX uleb, TYPE u8 (bits 0-3 kind, 4-6 attributes with
+//                4 = has discriminator, bit 7 = address is a delta),
+//                ADDRESS (sleb delta, or u64), [DISCRIMINATOR uleb]
+//
+//===----------------------------------------------------------------------===//
+#include "lbr2prof/Binary/PseudoProbes.h"
+#include "lbr2prof/Support/Error.h"
+#include "llvm/MC/MCPseudoProbe.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/LEB128.h"
+#include "llvm/Support/MD5.h"
+#include <algorithm>
+
+using namespace llvm;
+using namespace llvm::object;
+
+namespace lbr2prof {
+
+ArrayRef<Probe> PseudoProbes::probesIn(uint64_t Begin, uint64_t End) const {
+  auto Lo = std::lower_bound(
+      Probes.begin(), Probes.end(), Begin,
+      [](const Probe &P, uint64_t A) { return P.Addr < A; });
+  auto Hi = std::lower_bound(
+      Lo, Probes.end(), End,
+      [](const Probe &P, uint64_t A) { return P.Addr < A; });
+  return ArrayRef<Probe>(Probes).slice(Lo - Probes.begin(), Hi - Lo);
+}
+
+const ProbeFunctionDesc *PseudoProbes::desc(uint64_t Guid) const {
+  auto It = DescIndex.find(Guid);
+  return It == DescIndex.end() ? nullptr : &Descs[It->second];
+}
+
+void PseudoProbes::print(raw_ostream &OS) const {
+  auto nameOf = [&](uint64_t G) -> std::string {
+    if (const ProbeFunctionDesc *D = desc(G))
+      return D->Name;
+    return "guid:" + std::to_string(G);
+  };
+  for (const ProbeFunctionDesc &D : Descs)
+    OS << "desc " << D.Guid << " " << D.Hash << " " << D.Name << "\n";
+  for (const Probe &P : Probes) {
+    OS << format_hex(P.Addr, 0) << " " << nameOf(P.Guid) << " " << P.Index
+       << " "
+       << (P.Kind == ProbeKind::Block          ? "block"
+           : P.Kind == ProbeKind::DirectCall   ? "call"
+                                               : "indirect-call");
+    if (P.Discriminator)
+      OS << " disc " << P.Discriminator;
+    const std::vector<InlineFrame> &C = Contexts[P.Context];
+    for (const InlineFrame &IF : C)
+      OS << " @ " << nameOf(IF.CallerGuid) << ":" << IF.SiteIndex;
+    OS << "\n";
+  }
+}
+
+namespace {
+
+/// Reads LEB128 and fixed-size fields from a section, remembering where
+/// the first fault was.
+class SectionCursor {
+public:
+  explicit SectionCursor(ArrayRef<uint8_t> D) : D(D) {}
+  bool atEnd() const { return Pos >= D.size(); }
+  size_t pos() const { return Pos; }
+  bool uleb(uint64_t &V) {
+    unsigned N = 0;
+    const char *Err = nullptr;
+    V = decodeULEB128(D.data() + Pos, &N, D.data() + D.size(), &Err);
+    Pos += Err ? 0 : N;
+    return !Err;
+  }
+  bool sleb() {
+    unsigned N = 0;
+    const char *Err = nullptr;
+    decodeSLEB128(D.data() + Pos, &N, D.data() + D.size(), &Err);
+    Pos += Err ? 0 : N;
+    return !Err;
+  }
+  bool skip(uint64_t N) {
+    if (D.size() - Pos < N)
+      return false;
+    Pos += N;
+    return true;
+  }
+  bool byte(uint8_t &B) {
+    if (atEnd())
+      return false;
+    B = D[Pos++];
+    return true;
+  }
+
+private:
+  ArrayRef<uint8_t> D;
+  size_t Pos = 0;
+};
+
+/// Deepest inline nesting accepted (real programs stay far below).
+constexpr size_t MaxInlineDepth = 1024;
+
+struct SectionData {
+  ArrayRef<uint8_t> Bytes;
+  uint64_t FileOffset = 0;
+  StringRef Name;
+};
+
+/// A fault in a probe section, at byte Pos of it.
+Error sectionError(StringRef Path, const SectionData &S, size_t Pos,
+                   const Twine &Msg) {
+  InputLocation L;
+  L.File = Path.str();
+  L.Offset = S.FileOffset + Pos;
+  return inputError(L, "section " + S.Name + ": " + Msg);
+}
+
+Error checkDescSection(StringRef Path, const SectionData &S) {
+  SectionCursor C(S.Bytes);
+  while (!C.atEnd()) {
+    size_t At = C.pos();
+    uint64_t Len = 0;
+    if (!C.skip(16) || !C.uleb(Len) || !C.skip(Len))
+      return sectionError(Path, S, At,
+                          "function descriptor runs past the section's end");
+  }
+  return Error::success();
+}
+
+Error checkProbeSection(StringRef Path, const SectionData &S) {
+  SectionCursor C(S.Bytes);
+  // Inlined records still to read at each open level.
+  std::vector<uint64_t> Pending;
+  while (!C.atEnd() || !Pending.empty()) {
+    if (!Pending.empty() && Pending.back() == 0) {
+      Pending.pop_back();
+      continue;
+    }
+    bool Inlined = !Pending.empty();
+    if (Inlined)
+      --Pending.back();
+    size_t At = C.pos();
+    uint64_t Site = 0, NProbes = 0, NInlined = 0;
+    if ((Inlined && !C.uleb(Site)) || !C.skip(8) || !C.uleb(NProbes) ||
+        !C.uleb(NInlined))
+      return sectionError(Path, S, At,
+                          "function record header runs past the section's "
+                          "end");
+    for (uint64_t K = 0; K < NProbes; ++K) {
+      size_t P = C.pos();
+      uint64_t Index = 0, Disc = 0;
+      uint8_t Type = 0;
+      bool Ok = C.uleb(Index) && C.byte(Type);
+      if (Ok)
+        Ok = (Type & 0x80) ? C.sleb() : C.skip(8);
+      if (Ok && (Type & 0x40))
+        Ok = C.uleb(Disc);
+      if (!Ok)
+        return sectionError(Path, S, P,
+                            "probe " + Twine(K + 1) + " of " + Twine(NProbes) +
+                                " runs past the section's end");
+      if ((Type & 0xf) > 2)
+        return sectionError(Path, S, P,
+                            "probe kind " + Twine(Type & 0xf) +
+                                " (expected 0 block, 1 indirect call, 2 "
+                                "direct call)");
+    }
+    if (NInlined && Pending.size() >= MaxInlineDepth)
+      return sectionError(Path, S, At,
+                          "inline nesting deeper than " +
+                              Twine(MaxInlineDepth) + " levels");
+    Pending.push_back(NInlined);
+  }
+  return Error::success();
+}
+
+} // namespace
+
+Expected<PseudoProbes> readPseudoProbes(StringRef Path,
+                                        ArrayRef<FunctionSym> Functions) {
+  auto Bin = ObjectFile::createObjectFile(Path);
+  if (!Bin)
+    return makeError("{0}: {1}", Path, toString(Bin.takeError()));
+  const ObjectFile &Obj = *Bin->getBinary();
+  PseudoProbes R;
+  if (!Obj.isELF())
+    return R;
+  std::vector<SectionData> Desc, Prob;
+  for (const SectionRef &Sec : Obj.sections()) {
+    Expected<StringRef> Name = Sec.getName();
+    if (!Name) {
+      consumeError(Name.takeError());
+      continue;
+    }
+    if (*Name != ".pseudo_probe_desc" && *Name != ".pseudo_probe")
+      continue;
+    Expected<StringRef> Bytes = Sec.getContents();
+    if (!Bytes)
+      return makeError("{0}: section {1}: {2}", Path, *Name,
+                       toString(Bytes.takeError()));
+    SectionData D;
+    D.Bytes = arrayRefFromStringRef(*Bytes);
+    D.FileOffset = ELFSectionRef(Sec).getOffset();
+    D.Name = *Name;
+    (*Name == ".pseudo_probe" ? Prob : Desc).push_back(D);
+  }
+  // As llvm-profgen: probes are used only when both sections are there.
+  if (Desc.empty() || Prob.empty())
+    return R;
+  R.HasSections = true;
+
+  MCPseudoProbeDecoder Dec;
+  for (const SectionData &S : Desc) {
+    if (Error E = checkDescSection(Path, S))
+      return std::move(E);
+    if (!Dec.buildGUID2FuncDescMap(S.Bytes.data(), S.Bytes.size()))
+      return sectionError(Path, S, 0, "cannot be decoded");
+  }
+  // Split-function (sentinel) probes name their fragment by the GUID of
+  // its symbol name; the decoder turns that into the fragment's address.
+  MCPseudoProbeDecoder::Uint64Map Starts;
+  for (const FunctionSym &F : Functions) {
+    Starts[MD5Hash(F.Name)] = F.Start;
+    for (const std::string &A : F.Aliases)
+      Starts[MD5Hash(A)] = F.Start;
+  }
+  MCPseudoProbeDecoder::Uint64Set AllGuids; // empty: no filter
+  for (const SectionData &S : Prob) {
+    if (Error E = checkProbeSection(Path, S))
+      return std::move(E);
+    if (!Dec.buildAddress2ProbeMap(S.Bytes.data(), S.Bytes.size(), AllGuids,
+                                   Starts))
+      return sectionError(Path, S, 0, "cannot be decoded");
+  }
+
+  for (const auto &[Guid, D] : Dec.getGUID2FuncDescMap())
+    R.Descs.push_back({D.FuncGUID, D.FuncHash, D.FuncName});
+  std::sort(R.Descs.begin(), R.Descs.end(),
+            [](const ProbeFunctionDesc &A, const ProbeFunctionDesc &B) {
+              return A.Guid < B.Guid;
+            });
+  for (size_t K = 0; K < R.Descs.size(); ++K)
+    R.DescIndex[R.Descs[K].Guid] = K;
+
+  // Inline contexts, one per inline tree node, outermost caller first.
+  R.Contexts.emplace_back();
+  DenseMap<const MCDecodedPseudoProbeInlineTree *, uint32_t> ContextOf;
+  auto contextOf = [&](const MCDecodedPseudoProbeInlineTree *Node) {
+    auto [It, New] = ContextOf.try_emplace(Node, 0);
+    if (!New || !Node)
+      return It->second;
+    std::vector<InlineFrame> Frames;
+    for (const MCDecodedPseudoProbeInlineTree *N = Node;
+         N && N->hasInlineSite();
+         N = static_cast<const MCDecodedPseudoProbeInlineTree *>(N->Parent))
+      Frames.push_back({N->Parent->Guid, std::get<1>(N->ISite)});
+    if (Frames.empty())
+      return It->second;
+    std::reverse(Frames.begin(), Frames.end());
+    R.Contexts.push_back(std::move(Frames));
+    return It->second = uint32_t(R.Contexts.size() - 1);
+  };
+  for (const auto &[Addr, List] : Dec.getAddress2ProbesMap())
+    for (const MCDecodedPseudoProbe &P : List) {
+      Probe Q;
+      Q.Addr = Addr;
+      Q.Guid = P.getGuid();
+      Q.Index = uint32_t(P.getIndex());
+      Q.Discriminator = P.getDiscriminator();
+      Q.Kind = P.isBlock()          ? ProbeKind::Block
+               : P.isDirectCall()   ? ProbeKind::DirectCall
+                                    : ProbeKind::IndirectCall;
+      Q.Context = contextOf(P.getInlineTreeNode());
+      R.Probes.push_back(Q);
+    }
+  std::sort(R.Probes.begin(), R.Probes.end(),
+            [&](const Probe &A, const Probe &B) {
+              size_t DA = R.Contexts[A.Context].size();
+              size_t DB = R.Contexts[B.Context].size();
+              return std::tie(A.Addr, DA, A.Guid, A.Index, A.Context) <
+                     std::tie(B.Addr, DB, B.Guid, B.Index, B.Context);
+            });
+  return R;
+}
+
+} // namespace lbr2prof
