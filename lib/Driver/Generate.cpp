@@ -368,6 +368,8 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       ContextProfileOptions CO;
       CO.Threads = Threads;
       CO.InferFlow = Opts.InferFlow;
+      CO.PreInline = Opts.CSMaxCalleeSize != 0;
+      CO.CalleeSizeLimit = Opts.CSMaxCalleeSize;
       ContextProfileResult CP =
           buildContextProfile(Raw, Dso, Image, *Oracle, **Sym, CO);
       if (Opts.Stats) {

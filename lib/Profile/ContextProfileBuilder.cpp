@@ -10,6 +10,7 @@
 #include "lbr2prof/Profile/ContextProfileBuilder.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/ProfileData/ProfileCommon.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <map>
@@ -212,6 +213,96 @@ public:
   Node &at(uint32_t Base, uint32_t Suffix) {
     return Nodes[(uint64_t(Base) << 32) | Suffix];
   }
+  /// The count above which body samples hold 99% of all: LLVM's hot count
+  /// (ProfileSummaryBuilder's 990000 cutoff), in executions.
+  uint64_t hotCount() const {
+    std::vector<uint64_t> C;
+    uint64_t Sum = 0;
+    for (const auto &KV : Nodes)
+      for (const auto &LC : KV.second.BodyMax)
+        if (LC.second) {
+          C.push_back(LC.second);
+          Sum += LC.second;
+        }
+    llvm::sort(C, std::greater<uint64_t>());
+    uint64_t Acc = 0;
+    for (uint64_t V : C) {
+      Acc += V;
+      if (Acc >= Sum / 100 * 99)
+        return V;
+    }
+    return C.empty() ? 0 : C.back();
+  }
+  /// Interns the frames of a context given as call-site groups (one per
+  /// call in its chain, outermost first, each that site's inline frames)
+  /// and remembers the groups, for pruning.
+  uint32_t base(ArrayRef<SampleContextFrameVector> Groups) {
+    SampleContextFrameVector V;
+    for (const SampleContextFrameVector &G : Groups)
+      V.append(G.begin(), G.end());
+    uint32_t Id = Bases.intern(V);
+    if (Id >= GroupsOf.size())
+      GroupsOf.resize(Id + 1);
+    if (GroupsOf[Id].empty())
+      GroupsOf[Id].assign(Groups.begin(), Groups.end());
+    return Id;
+  }
+  /// Keep(Base, Leaf) decides whether the call context of function Leaf
+  /// (a Suffixes id) called under Base stays a context. Where a call in a
+  /// node's chain is rejected, the node's context restarts after it: its
+  /// profile moves to the context made of the call sites below that call
+  /// (none: the function's base profile), adding up there. Returns how many
+  /// call contexts were rejected.
+  uint64_t prune(function_ref<bool(uint32_t Base, uint32_t Leaf)> Keep) {
+    DenseMap<uint64_t, bool> Decided;
+    uint64_t Rejected = 0;
+    auto keep = [&](uint32_t Base, uint32_t Leaf) {
+      auto [D, New] = Decided.try_emplace((uint64_t(Base) << 32) | Leaf);
+      if (New) {
+        D->second = Keep(Base, Leaf);
+        Rejected += !D->second;
+      }
+      return D->second;
+    };
+    auto leafOf = [&](const SampleContextFrame &F) {
+      SampleContextFrameVector L{SampleContextFrame(F.Func, LineLocation(0, 0))};
+      return Suffixes.intern(L);
+    };
+    DenseMap<uint64_t, Node> Out;
+    std::vector<SampleContextFrameVector> G;
+    for (auto &[Key, N] : Nodes) {
+      uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
+      if (Base < GroupsOf.size())
+        G = GroupsOf[Base];
+      else
+        G.clear();
+      // Boundary K is the call made at group K; its callee is the outermost
+      // function of the next group, or of the suffix for the last one.
+      size_t Cut = 0; // groups before Cut are dropped
+      for (size_t K = 0; K < G.size(); ++K) {
+        const SampleContextFrame &Callee =
+            K + 1 < G.size() ? G[K + 1].front() : Suffixes.get(Suffix).front();
+        uint32_t Prefix = base(ArrayRef(G).take_front(K + 1));
+        if (!keep(Prefix, leafOf(Callee)))
+          Cut = K + 1;
+      }
+      uint32_t NewBase = Cut ? base(ArrayRef(G).drop_front(Cut)) : Base;
+      Node &To = Out[(uint64_t(NewBase) << 32) | Suffix];
+      for (const auto &[L, C] : N.BodyMax)
+        To.BodyMax[L] += C;
+      for (const auto &[LN, C] : N.Calls)
+        To.Calls[LN] += C;
+      To.Head += N.Head;
+      To.Total += N.Total;
+    }
+    Nodes = std::move(Out);
+    return Rejected;
+  }
+  /// The node of (Base, Suffix), if any.
+  const Node *find(uint32_t Base, uint32_t Suffix) const {
+    auto It = Nodes.find((uint64_t(Base) << 32) | Suffix);
+    return It == Nodes.end() ? nullptr : &It->second;
+  }
   /// Moves the nodes into R.Profiles (as flat CS profiles).
   void emit() {
     for (auto &[Key, N] : Nodes) {
@@ -234,6 +325,8 @@ public:
 private:
   ContextProfileResult &R;
   DenseMap<uint64_t, Node> Nodes;
+  /// Per Bases id made by base(): its call-site groups.
+  std::vector<std::vector<SampleContextFrameVector>> GroupsOf;
 };
 
 } // namespace
@@ -314,7 +407,7 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
     // first. A call site without line information cuts the context there
     // (what is outside it stays unknown, as for a caller outside the
     // binary).
-    SampleContextFrameVector BaseFrames;
+    std::vector<SampleContextFrameVector> Groups;
     T.path(Ctx, Path);
     for (Loc Ret : Path) {
       std::optional<uint64_t> Call =
@@ -323,12 +416,13 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
           Call ? Sym.frames(*Call) : ArrayRef<SourceFrame>();
       if (Site.empty()) {
         ++St.CallSitesNoDebug;
-        BaseFrames.clear();
+        Groups.clear();
         continue;
       }
-      appendFrames(BaseFrames, Site, /*WithInnermostLocation=*/true);
+      Groups.emplace_back();
+      appendFrames(Groups.back(), Site, /*WithInnermostLocation=*/true);
     }
-    uint32_t Base = Flat.Bases.intern(BaseFrames);
+    uint32_t Base = Flat.base(Groups);
     BinaryProfile P = buildBinaryProfile(CRaw, Dso, Image, BO);
 
     for (const auto &[F, Cfg] : P.Functions) {
@@ -387,35 +481,45 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
         StringRef CalleeName = Target.back().Function;
         Flat.at(Base, FS[Idx].Suffix)
             .Calls[{FS[Idx].Loc, CalleeName}] += E.Count;
-        SampleContextFrameVector CalleeBase = BaseFrames;
-        appendFrames(CalleeBase, Site, /*WithInnermostLocation=*/true);
+        std::vector<SampleContextFrameVector> CalleeGroups = Groups;
+        CalleeGroups.emplace_back();
+        appendFrames(CalleeGroups.back(), Site,
+                     /*WithInnermostLocation=*/true);
         SampleContextFrameVector CalleeLeaf;
         CalleeLeaf.emplace_back(FunctionId(CalleeName), LineLocation(0, 0));
-        Flat.at(Flat.Bases.intern(CalleeBase), Flat.Suffixes.intern(CalleeLeaf))
+        Flat.at(Flat.base(CalleeGroups), Flat.Suffixes.intern(CalleeLeaf))
             .Head += E.Count;
       }
     }
   }
+  // A pre-inliner, as llvm-profgen runs one: a call context stays a
+  // context (nested at its call site, where clang will inline it with these
+  // counts) only if the calls into it are hot and the function is small
+  // enough to inline; every other context goes to the function's base
+  // profile. Why: clang's sample loader inlines every hot call site that
+  // has a nested profile, so keeping them all inlines big functions into
+  // every caller. On sqlite (callgrind estcyc speedup over -O2): all
+  // contexts kept 1.041; callee limit 150 bytes 1.075, 400 1.073, 1000
+  // 1.076; the line-based profile 1.074. Inlined code (DWARF inline
+  // frames) always stays with its outlined function, as in the line-based
+  // profile.
+  if (Opts.PreInline) {
+    StringMap<uint64_t> Size;
+    for (const FunctionSym &F : Image.functions()) {
+      uint64_t &S = Size[F.Name];
+      S = std::max(S, F.End - F.Start);
+    }
+    St.HotCallCount = Flat.hotCount();
+    St.ContextsMoved = Flat.prune([&](uint32_t Base, uint32_t Leaf) {
+      const FlatProfiles::Node *N = Flat.find(Base, Leaf);
+      StringRef F = Flat.Suffixes.get(Leaf).front().Func.stringRef();
+      uint64_t Sz = Size.lookup(F);
+      return N && N->Head >= std::max<uint64_t>(St.HotCallCount, 1) && Sz &&
+             Sz <= Opts.CalleeSizeLimit;
+    });
+  }
   Flat.emit();
   St.ContextProfiles = R.Profiles.size();
-
-  // Cold contexts fold into their function's base profile: they would only
-  // make the profile bigger, and clang would not act on them.
-  if (Opts.MergeColdContexts && !R.Profiles.empty()) {
-    SampleProfileSummaryBuilder B(ProfileSummaryBuilder::DefaultCutoffs);
-    std::unique_ptr<ProfileSummary> Sum =
-        B.computeSummaryForProfiles(R.Profiles);
-    St.ColdThreshold =
-        ProfileSummaryBuilder::getColdCountThreshold(Sum->getDetailedSummary());
-    size_t Before = R.Profiles.size();
-    SampleContextTrimmer(R.Profiles)
-        .trimAndMergeColdContextProfiles(St.ColdThreshold,
-                                         /*TrimColdContext=*/false,
-                                         /*MergeColdContext=*/true,
-                                         /*ColdContextFrameLength=*/1,
-                                         /*TrimBaseProfileOnly=*/false);
-    St.ColdMerged = Before - R.Profiles.size();
-  }
   ProfileConverter(R.Profiles).convertCSProfiles();
   St.TopLevel = R.Profiles.size();
   for (const auto &KV : R.Profiles)
@@ -444,13 +548,14 @@ void printContextProfileStats(const ContextProfileStats &S,
   if (A.DepthCut)
     OS << format("  outermost frames dropped by the depth bound: %llu\n",
                  (unsigned long long)A.DepthCut);
-  OS << format("  contexts in this binary: %llu; context profiles: %llu, "
-               "%llu under the cold count %llu merged into base profiles; "
-               "call sites without line info: %llu\n",
+  OS << format("  contexts in this binary: %llu; call contexts moved to base "
+               "profiles (calls under the hot count %llu, or callee over the "
+               "size limit): %llu; context profiles: %llu; call sites without "
+               "line info: %llu\n",
                (unsigned long long)S.Contexts,
+               (unsigned long long)S.HotCallCount,
+               (unsigned long long)S.ContextsMoved,
                (unsigned long long)S.ContextProfiles,
-               (unsigned long long)S.ColdMerged,
-               (unsigned long long)S.ColdThreshold,
                (unsigned long long)S.CallSitesNoDebug);
   OS << format("  top-level profiles: %llu, total samples: %llu\n",
                (unsigned long long)S.TopLevel,

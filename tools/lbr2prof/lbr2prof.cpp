@@ -84,6 +84,11 @@ int main(int argc, char **argv) {
   App.add_option("--max-context-depth", Gen.MaxContextDepth,
                  "Context-sensitive profiles: keep at most this many frames "
                  "of calling context, innermost first (default: all)");
+  App.add_option("--cs-max-callee-size", Gen.CSMaxCalleeSize,
+                 "Context-sensitive profiles: keep a calling context only "
+                 "for hot calls into functions of at most this many bytes "
+                 "(where clang should inline them); other contexts go to "
+                 "the function's base profile; 0 keeps all (default 1000)");
   App.add_option("--dump", Gen.Dump,
                  "Also print a stage to stdout: raw (aggregated addresses), "
                  "cfg (per-function blocks and edges) or probes (the "

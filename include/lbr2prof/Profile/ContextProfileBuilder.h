@@ -74,16 +74,18 @@ struct ContextProfileOptions {
   unsigned Threads = 1;
   /// Flow-consistent counts per context (BinaryProfileOptions::InferFlow).
   bool InferFlow = false;
-  /// Merge contexts whose total is under the profile's cold count into the
-  /// function's base profile (llvm-profgen's --csprof-merge-cold-context).
-  bool MergeColdContexts = true;
+  /// Keep a call context only where clang should inline it: hot calls
+  /// into a function of at most CalleeSizeLimit bytes; the others go to
+  /// the function's base profile.
+  bool PreInline = true;
+  uint64_t CalleeSizeLimit = 1000;
 };
 
 struct ContextProfileStats {
   uint64_t Contexts = 0;          ///< contexts with counts in this binary
   uint64_t ContextProfiles = 0;   ///< (context, function) profiles built
-  uint64_t ColdMerged = 0;        ///< of which merged into base profiles
-  uint64_t ColdThreshold = 0;     ///< the cold count used
+  uint64_t ContextsMoved = 0;     ///< call contexts moved to base profiles
+  uint64_t HotCallCount = 0;      ///< calls a kept context needs
   uint64_t CallSitesNoDebug = 0;  ///< context frames without line info
   uint64_t TopLevel = 0;          ///< top-level profiles written
   uint64_t TotalSamples = 0;
