@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/ProcessMaps.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
 #include <algorithm>
 
 using namespace llvm;
@@ -90,6 +92,30 @@ const Mapping *ProcessMaps::find(uint32_t Pid, uint64_t A) const {
     if (const Mapping *M = lookup(It->second, A))
       return M;
   return lookup(Kernel, A);
+}
+
+bool sameBuildId(ArrayRef<uint8_t> A, ArrayRef<uint8_t> B) {
+  size_t N = std::min(A.size(), B.size());
+  return N && A.take_front(N) == B.take_front(N);
+}
+
+ArrayRef<uint8_t> dsoBuildId(const DsoInfo &D, ArrayRef<BuildIdEntry> Table) {
+  if (!D.BuildId.empty())
+    return D.BuildId;
+  for (const BuildIdEntry &B : Table)
+    if (B.Filename == D.Path)
+      return B.Id;
+  return {};
+}
+
+DsoMatch matchDso(StringRef DsoPath, ArrayRef<uint8_t> DsoId,
+                  StringRef BinaryPath, ArrayRef<uint8_t> BinaryId) {
+  if (sameBuildId(DsoId, BinaryId))
+    return DsoMatch::Same;
+  if (sys::path::filename(DsoPath) != sys::path::filename(BinaryPath))
+    return DsoMatch::None;
+  return DsoId.empty() || BinaryId.empty() ? DsoMatch::Same
+                                           : DsoMatch::BuildIdDiffers;
 }
 
 } // namespace lbr2prof

@@ -49,16 +49,6 @@ Expected<OutputFormat> resolveFormat(OutputFormat F, StringRef Output) {
                    Output);
 }
 
-namespace {
-
-bool sameBuildId(ArrayRef<uint8_t> A, ArrayRef<uint8_t> B) {
-  // perf may store 20 bytes for shorter ids (padded); compare the common
-  // prefix, as BOLT does.
-  size_t N = std::min(A.size(), B.size());
-  return N && A.take_front(N) == B.take_front(N);
-}
-
-} // namespace
 
 /// Reads an lbr-record truth file (docs/lbr-record.md) as exact counts:
 /// its mappings become MMAP2 events, its ranges and branches are added
@@ -198,14 +188,6 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     return E;
   RawProfile &Raw = Agg.profile();
   const std::vector<DsoInfo> &Dsos = Agg.maps().dsos();
-  auto buildIdOf = [&](int D) -> ArrayRef<uint8_t> {
-    if (!Dsos[D].BuildId.empty())
-      return Dsos[D].BuildId;
-    for (const BuildIdEntry &B : PerfBuildIds)
-      if (B.Filename == Dsos[D].Path)
-        return B.Id;
-    return {};
-  };
   auto listDsos = [&]() {
     std::vector<std::pair<uint64_t, int>> V;
     for (auto &[D, N] : Raw.SamplesPerDso)
@@ -248,24 +230,23 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
   const BinaryImage &Image = **Img;
   // Every mapped file that is this binary (same build-id, or same file
   // name when the recording has no build-id for it) counts as one.
-  StringRef Base = sys::path::filename(BinPath);
   DenseMap<int, int> Same;
   bool Any = Dso >= 0;
   uint64_t Best = 0;
+  auto match = [&](int D) {
+    return matchDso(Dsos[D].Path, dsoBuildId(Dsos[D], PerfBuildIds), BinPath,
+                    Image.buildId());
+  };
   for (int D = 0; D < int(Dsos.size()); ++D) {
-    ArrayRef<uint8_t> Id = buildIdOf(D);
-    bool IdMatch = !Id.empty() && sameBuildId(Id, Image.buildId());
-    bool NameMatch = sys::path::filename(Dsos[D].Path) == Base;
-    if (!IdMatch && !NameMatch)
+    DsoMatch M = match(D);
+    if (M == DsoMatch::None)
       continue;
-    if (!IdMatch && !Id.empty() && !Image.buildId().empty()) {
-      if (!Opts.IgnoreBuildId)
-        return makeError(
-            "{0}: build-id {1} differs from the profiled {2} ({3}); use "
-            "--ignore-build-id to use it anyway",
-            BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
-            toHex(Id, true));
-    }
+    if (M == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
+      return makeError(
+          "{0}: build-id {1} differs from the profiled {2} ({3}); use "
+          "--ignore-build-id to use it anyway",
+          BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
+          toHex(dsoBuildId(Dsos[D], PerfBuildIds), true));
     Any = true;
     uint64_t N = Raw.SamplesPerDso.lookup(D);
     if (Opts.Binary.empty())
@@ -278,11 +259,9 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                      "per DSO:{1}",
                      BinPath, listDsos());
   for (int D = 0; D < int(Dsos.size()); ++D) {
-    ArrayRef<uint8_t> Id = buildIdOf(D);
-    bool IdMatch = !Id.empty() && sameBuildId(Id, Image.buildId());
-    bool NameMatch = sys::path::filename(Dsos[D].Path) == Base &&
-                     (Id.empty() || Opts.IgnoreBuildId);
-    if (D != Dso && (IdMatch || NameMatch))
+    DsoMatch M = match(D);
+    if (D != Dso && (M == DsoMatch::Same ||
+                     (M == DsoMatch::BuildIdDiffers && Opts.IgnoreBuildId)))
       Same[D] = Dso;
   }
   if (!Same.empty())

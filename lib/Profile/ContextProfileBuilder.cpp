@@ -64,13 +64,8 @@ void BinaryTransferOracle::build() const {
 }
 
 bool BinaryTransferOracle::isBinary(const DsoInfo &D) const {
-  bool NameMatch = sys::path::filename(D.Path) == FileName;
-  if (D.BuildId.empty() || BuildId.empty())
-    return NameMatch;
-  size_t N = std::min(D.BuildId.size(), BuildId.size());
-  bool IdMatch = std::equal(D.BuildId.begin(), D.BuildId.begin() + N,
-                            BuildId.begin());
-  return IdMatch || (NameMatch && IgnoreBuildId);
+  DsoMatch M = matchDso(D.Path, D.BuildId, FileName, BuildId);
+  return M == DsoMatch::Same || (M == DsoMatch::BuildIdDiffers && IgnoreBuildId);
 }
 
 TransferOracle::Kind BinaryTransferOracle::kindAt(uint64_t Off) const {

@@ -51,12 +51,6 @@ std::string formatLoc(const ReportLoc &L) {
 
 namespace {
 
-bool sameBuildId(ArrayRef<uint8_t> A, ArrayRef<uint8_t> B) {
-  // perf may pad shorter ids to 20 bytes: compare the common prefix.
-  size_t N = std::min(A.size(), B.size());
-  return N && A.take_front(N) == B.take_front(N);
-}
-
 /// Everything the tables are built from.
 class Analyzer {
 public:
@@ -570,32 +564,20 @@ Error runReport(const ReportOptions &Opts, raw_ostream &Out) {
   if (!Img)
     return Img.takeError();
   const BinaryImage &Image = **Img;
-  auto buildIdOf = [&](int D) -> ArrayRef<uint8_t> {
-    if (!Dsos[D].BuildId.empty())
-      return Dsos[D].BuildId;
-    for (const BuildIdEntry &B : PerfBuildIds)
-      if (B.Filename == Dsos[D].Path)
-        return B.Id;
-    return {};
-  };
   // Every mapping of this binary counts: same build-id, or the same file
   // name when the recording has no build-id for it.
   std::vector<bool> InBinary(Dsos.size());
   bool Any = false;
-  StringRef Base = sys::path::filename(BinPath);
   for (int D = 0; D < int(Dsos.size()); ++D) {
-    ArrayRef<uint8_t> Id = buildIdOf(D);
-    bool IdMatch = !Id.empty() && sameBuildId(Id, Image.buildId());
-    bool NameMatch = sys::path::filename(Dsos[D].Path) == Base;
-    if (!IdMatch && !NameMatch)
+    ArrayRef<uint8_t> Id = dsoBuildId(Dsos[D], PerfBuildIds);
+    DsoMatch M = matchDso(Dsos[D].Path, Id, BinPath, Image.buildId());
+    if (M == DsoMatch::None)
       continue;
-    if (!IdMatch && !Id.empty() && !Image.buildId().empty()) {
-      if (!Opts.IgnoreBuildId)
-        return makeError("{0}: build-id {1} differs from the profiled {2} "
-                         "({3}); use --ignore-build-id to use it anyway",
-                         BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
-                         toHex(Id, true));
-    }
+    if (M == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
+      return makeError("{0}: build-id {1} differs from the profiled {2} "
+                       "({3}); use --ignore-build-id to use it anyway",
+                       BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
+                       toHex(Id, true));
     InBinary[D] = Any = true;
   }
   if (!Any)

@@ -12,6 +12,7 @@
 #define LBR2PROF_AGGREGATE_PROCESSMAPS_H
 
 #include "lbr2prof/PerfData/Events.h"
+#include "lbr2prof/PerfData/PerfReader.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include <cstdint>
@@ -73,6 +74,26 @@ private:
   std::vector<DsoInfo> Dsos;
   llvm::StringMap<unsigned> DsoByPath;
 };
+
+/// True if two build-ids name the same file. perf may store 20 bytes for a
+/// shorter id (zero-padded), so the common prefix is compared, as BOLT
+/// does; an empty id matches nothing.
+bool sameBuildId(llvm::ArrayRef<uint8_t> A, llvm::ArrayRef<uint8_t> B);
+
+/// The build-id of mapped file D: its MMAP2 record's, else the recording's
+/// build-id table entry for its path, else empty.
+llvm::ArrayRef<uint8_t> dsoBuildId(const DsoInfo &D,
+                                   llvm::ArrayRef<BuildIdEntry> Table);
+
+/// How a mapped file relates to the binary a profile or report is for.
+enum class DsoMatch {
+  None,           ///< another file
+  Same,           ///< same build-id, or same file name and a build-id missing
+  BuildIdDiffers, ///< same file name, both build-ids known, different
+};
+/// The one rule every command uses to find a binary in a recording.
+DsoMatch matchDso(llvm::StringRef DsoPath, llvm::ArrayRef<uint8_t> DsoId,
+                  llvm::StringRef BinaryPath, llvm::ArrayRef<uint8_t> BinaryId);
 
 } // namespace lbr2prof
 
