@@ -384,6 +384,21 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       printCfgs(P, Image, Out);
     if (Opts.Dump == "raw")
       printRawProfile(Raw, Agg.maps(), Out);
+    // Code ran, but none of it has a line (DWARF without subprograms, as
+    // assembler output has, or with lines for other code only): an empty
+    // profile would change nothing in clang, so say so instead of writing
+    // one. Mostly without lines: a warning, with or without --stats.
+    const SampleProfileStats &SS = SP.Stats;
+    if (SS.Instructions && SS.InstructionsNoDebug == SS.Instructions)
+      return makeError("{0}: none of the {1} executed instructions has line "
+                       "information in {2} (no DWARF subprogram or line "
+                       "covers them); build with -g; fdata output "
+                       "(-o x.fdata) works without it",
+                       Opts.Output, SS.Instructions, (*Sym)->debugPath());
+    if (!Opts.Stats && SS.InstructionsNoDebug * 2 > SS.Instructions)
+      Err << formatv("warning: {0} of {1} executed instructions have no line "
+                     "information; their samples are not in the profile\n",
+                     SS.InstructionsNoDebug, SS.Instructions);
     return writeSampleProfile(SP.Profiles, Opts.Output, WO);
   }
 
