@@ -4,6 +4,9 @@
 #
 #   compare.sh PROGRAM [-r ROUNDS] [--no-callgrind]     PROGRAM: sqlite | gawk | lua
 #
+# Environment: LBR2PROF (the lbr2prof binary), LBR2PROF_ARGS (options for
+# its profile), LBR2PROF_VARIANTS (more lbr2prof profiles; see README.md).
+#
 # End to end, in $LBR2PROF_BENCH_DIR/PROGRAM (default /tmp/lbr2prof-pgo):
 #  1. build o2 (the baseline, with AutoFDO's debug flags) and copy it as
 #     o2-again, an identical binary measured as if it were another: its
@@ -11,8 +14,9 @@
 #  2. record the training workload with utils/lbr-record;
 #  3. make sample profiles from that one perf.data with llvm-profgen-19,
 #     create_llvm_prof (text; its inline callsites dropped when their names
-#     are corrupt, see drop-corrupt-callsites.py) and build/bin/lbr2prof when
-#     it can write one; print each profile's totals and functions;
+#     are corrupt, see drop-corrupt-callsites.py) and lbr2prof ($LBR2PROF,
+#     default build/bin/lbr2prof, with $LBR2PROF_ARGS) when it can write one;
+#     print each profile's totals and functions;
 #  4. build sample-use variants, and instr (front-end instrumentation run on
 #     the same training workload, natively); report compiler warnings beyond
 #     o2's own;
@@ -20,43 +24,14 @@
 #     one), wall time and the callgrind estimate, each speedup as a share of
 #     instrumented PGO's.
 set -eu
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-W=${LBR2PROF_BENCH_DIR:-/tmp/lbr2prof-pgo}
+USAGE="usage: compare.sh sqlite|gawk|lua [-r ROUNDS] [--no-callgrind]"
+. "$(dirname "$0")/common.sh"
 PROG=${1:-}
 [ $# -gt 0 ] && shift
-ROUNDS=15 CGOPT=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -r) ROUNDS=$2; shift 2 ;;
-    --no-callgrind) CGOPT=--no-callgrind; shift ;;
-    *) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-export LC_ALL=C
-START=$(date +%s)
-step() { echo "== [$(( $(date +%s) - START ))s] $*"; }
-
+parse_options "$@"
 [ -d "$W/src/sqlite" ] && [ -d "$W/src/gawk" ] && [ -d "$W/src/lua" ] &&
   [ -d "$W/data/eval" ] || sh "$HERE/setup.sh"
-D=$HERE
-# Workloads: training (recorded, and run by the instrumented build) and
-# evaluation (measured). Periods give 50k-100k samples.
-case "$PROG" in
-  sqlite)
-    TRAIN="--memdb --size 50 --testset main,orm,fp train.db"
-    EVAL="--memdb --size 20 --primarykey --testset main,cte eval.db"
-    PERIOD=200003 ;;
-  gawk)
-    TRAIN="-f $D/awk-train.awk $W/data/train/access.log $W/data/train/sales.csv"
-    EVAL="-f $D/awk-eval.awk $W/data/eval/text.txt $W/data/eval/sales.csv"
-    PERIOD=50021 ;;
-  lua)
-    TRAIN="$D/lua-train.lua 3"
-    EVAL="$D/lua-eval.lua"
-    PERIOD=50021 ;;
-  *) echo "usage: compare.sh sqlite|gawk|lua [-r ROUNDS] [--no-callgrind]" >&2; exit 2 ;;
-esac
+workload "$PROG"
 O=$W/$PROG
 rm -rf "$O"
 mkdir -p "$O"
@@ -96,19 +71,40 @@ else
   echo "create_llvm_prof failed:"; tail -5 create_llvm_prof.gen.log
 fi
 t2=$(date +%s.%N)
-LBR2PROF=$ROOT/build/bin/lbr2prof
-[ -x "$LBR2PROF" ] || (cd "$ROOT" && sh utils/build.sh > "$O/lbr2prof-build.log" 2>&1) || true
-if [ -x "$LBR2PROF" ]; then
-  echo "lbr2prof: $LBR2PROF, tree at $(git -C "$ROOT" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)$(git -C "$ROOT" diff --quiet HEAD -- lib include tools 2>/dev/null || echo ' (+ uncommitted changes)')"
+# LBR2PROF picks the lbr2prof binary (default: the tree's build/, built here
+# if missing); LBR2PROF_ARGS adds options, e.g. LBR2PROF_ARGS=--infer-flow.
+if [ -n "${LBR2PROF:-}" ]; then
+  [ -x "$LBR2PROF" ] || { echo "compare.sh: LBR2PROF=$LBR2PROF is not executable" >&2; exit 2; }
+else
+  LBR2PROF=$ROOT/build/bin/lbr2prof
+  [ -x "$LBR2PROF" ] || (cd "$ROOT" && sh utils/build.sh > "$O/lbr2prof-build.log" 2>&1) || true
 fi
+L2P_ARGS=${LBR2PROF_ARGS:-}
+if [ -x "$LBR2PROF" ]; then
+  echo "lbr2prof: $LBR2PROF${L2P_ARGS:+ $L2P_ARGS}, tree at $(git -C "$ROOT" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)$(git -C "$ROOT" diff --quiet HEAD -- lib include tools 2>/dev/null || echo ' (+ uncommitted changes)')"
+fi
+# shellcheck disable=SC2086 # LBR2PROF_ARGS is a list of options
 if [ -x "$LBR2PROF" ] &&
-   "$LBR2PROF" train.data --binary bin/o2 -o lbr2prof.prof > lbr2prof.gen.log 2>&1 &&
+   "$LBR2PROF" train.data --binary bin/o2 $L2P_ARGS -o lbr2prof.prof > lbr2prof.gen.log 2>&1 &&
    [ -s lbr2prof.prof ]; then
   PROFILES="$PROFILES lbr2prof"
 else
   echo "lbr2prof: no sample profile ($(grep -m1 -iE 'error|not implemented' lbr2prof.gen.log 2>/dev/null | cut -c1-100))"
 fi
 t3=$(date +%s.%N)
+# LBR2PROF_VARIANTS="NAME:OPT[,OPT...] ..." adds lbr2prof profiles made with
+# other options, each measured as lbr2prof-NAME (e.g. "nww:--no-window-weighting").
+for v in ${LBR2PROF_VARIANTS:-}; do
+  n=lbr2prof-${v%%:*} a=$(echo "${v#*:}" | tr , ' ')
+  # shellcheck disable=SC2086
+  if [ -x "$LBR2PROF" ] &&
+     "$LBR2PROF" train.data --binary bin/o2 $L2P_ARGS $a -o "$n.prof" > "$n.gen.log" 2>&1; then
+    echo "$n: lbr2prof${L2P_ARGS:+ $L2P_ARGS} $a"
+    PROFILES="$PROFILES $n"
+  else
+    echo "$n: no sample profile ($(head -n 1 "$n.gen.log" | cut -c1-100))"
+  fi
+done
 printf "profile time: llvm-profgen %.1fs, create_llvm_prof %.1fs, lbr2prof %.1fs\n" \
   "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$(echo "$t3 - $t2" | bc)"
 prof_file() {
@@ -126,18 +122,14 @@ for p in $PROFILES; do
         t = $0; sub(/^.*: /, "", t); split(t, a, ", "); t = a[1] + 0
         tot += t; fn++
         if (t > best) { best = t; bn = n } }
-      END { printf "%-18s %14d %10d %s (%.1f%%)\n", p, tot, fn, bn, tot ? 100 * best / tot : 0 }'
+      END { printf "%-18s %14.0f %10d %s (%.1f%%)\n", p, tot, fn, bn, tot ? 100 * best / tot : 0 }'
 done
 
 step "build the PGO variants"
 for p in $PROFILES; do
   sh "$HERE/build.sh" "$PROG" sample-use "$O/$(prof_file "$p")" -o "bin/$p"
 done
-sh "$HERE/build.sh" "$PROG" instr-gen -o bin/instr-gen
-# shellcheck disable=SC2086
-LLVM_PROFILE_FILE=$O/instr-%p.profraw bin/instr-gen $TRAIN > /dev/null
-llvm-profdata-19 merge -o instr.profdata instr-*.profraw
-sh "$HERE/build.sh" "$PROG" instr-use instr.profdata -o bin/instr
+build_instr
 
 step "compiler warnings beyond o2's own"
 base=$(grep -c 'warning:' bin/o2.log || true)
@@ -148,14 +140,7 @@ for v in instr $PROFILES; do
   echo "$v: $((n - base)) more warnings than o2 ($n in all)${kinds:+: $kinds}"
 done
 
-step "measure on the evaluation workload: $EVAL"
-NAMES="o2=$O/bin/o2 o2-again=$O/bin/o2-again instr=$O/bin/instr"
-for p in $PROFILES; do NAMES="$NAMES $p=$O/bin/$p"; done
-mkdir -p run
-cd run
-# shellcheck disable=SC2086
-sh "$HERE/measure.sh" -r "$ROUNDS" --ref instr $CGOPT -o "$O/result" $NAMES -- $EVAL
-cd "$O"
+measure_all
 
 step "summary ($PROG)"
 python3 - "$O/result.csv" <<'PY'

@@ -1,11 +1,12 @@
 //===- SampleProfileBuilder.cpp - body samples, calls, inline trees -------===//
 //
-// Two passes: first the maximum count per (profile node, location), then
-// the samples are added once per location, call targets added, and totals
-// recomputed bottom-up.
+// Two passes: first the maximum count per (profile node, location), with
+// the executed bytes added to the totals on the way, then the samples are
+// added once per location, and call targets and head samples added.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/SampleProfileBuilder.h"
+#include "lbr2prof/Profile/ProfileDensity.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
@@ -18,10 +19,13 @@ namespace lbr2prof {
 
 namespace {
 /// The profile node for the innermost frame of Frames, creating the inline
-/// chain from the outermost function down.
-FunctionSamples &nodeFor(SampleProfileMap &M, ArrayRef<SourceFrame> Frames) {
+/// chain from the outermost function down; adds Total to the total samples
+/// of every node on the chain (the function and each inlined call site).
+FunctionSamples &nodeFor(SampleProfileMap &M, ArrayRef<SourceFrame> Frames,
+                         uint64_t Total = 0) {
   const SourceFrame &Top = Frames.back();
   FunctionSamples *FS = &M.create(SampleContext(FunctionId(Top.Function)));
+  FS->addTotalSamples(Total);
   for (size_t K = Frames.size() - 1; K > 0; --K) {
     const SourceFrame &Site = Frames[K];
     const SourceFrame &Callee = Frames[K - 1];
@@ -31,8 +35,21 @@ FunctionSamples &nodeFor(SampleProfileMap &M, ArrayRef<SourceFrame> Frames) {
     if (New)
       It->second.setFunction(FunctionId(Callee.Function));
     FS = &It->second;
+    FS->addTotalSamples(Total);
   }
   return *FS;
+}
+
+/// The body samples of FS and of everything inlined into it (what the total
+/// samples were before they counted bytes; the density below keeps it).
+uint64_t bodySamples(const FunctionSamples &FS) {
+  uint64_t Sum = 0;
+  for (const auto &[Loc, Rec] : FS.getBodySamples())
+    Sum += Rec.getSamples();
+  for (const auto &[Loc, Callees] : FS.getCallsiteSamples())
+    for (const auto &[Id, Callee] : Callees)
+      Sum += bodySamples(Callee);
+  return Sum;
 }
 } // namespace
 
@@ -48,6 +65,9 @@ std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
       if (E.To != ExternalAddr)
         A.push_back(E.To);
   }
+  for (const Edge &E : P.Branches)
+    if (E.From == ExternalAddr && E.To != ExternalAddr)
+      A.push_back(E.To);
   return A;
 }
 
@@ -78,7 +98,15 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
         St.InstructionsNoDebug += Count != 0;
         continue;
       }
-      FunctionSamples &FS = nodeFor(M, Frames);
+      // Total samples count every executed byte, as llvm-profgen does
+      // (ProfileGenerator: TotalSamples += Count * InstSize), not the sum
+      // of the body samples. Why: clang's sample loader inlines a call
+      // site of the profile when its total samples reach the hot count of
+      // the profile summary, and that summary is made of body samples (one
+      // per line); totals in body units (about a tenth of these) make
+      // every inlined site look colder than in both peers' profiles of
+      // the same data, which are what clang's thresholds were tuned on.
+      FunctionSamples &FS = nodeFor(M, Frames, Count * I.Size);
       uint64_t C = Count * Frames.front().DupFactor;
       uint64_t &Max =
           Body[{&FS, LineLocation(Frames.front().LineOffset,
@@ -109,21 +137,43 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
       ++St.Calls;
       ArrayRef<SourceFrame> Site = Sym.frames(E.From);
       ArrayRef<SourceFrame> Target = Sym.frames(E.To);
-      if (Site.empty() || Target.empty()) {
+      if (Site.empty() || Target.empty())
         ++St.CallsNoDebug;
+      if (Target.empty())
         continue;
-      }
       StringRef CalleeName = Target.back().Function;
+      // Head samples even when the call site has no usable line (a call
+      // through a pointer whose location the optimizer merged to line 0):
+      // clang takes a function's entry count from its head samples, and
+      // a hot function with none looks cold to every pass that asks
+      // (sqlite's record comparators, called only that way, had none).
+      M.create(SampleContext(FunctionId(CalleeName))).addHeadSamples(E.Count);
+      if (Site.empty())
+        continue;
       FunctionSamples &FS = nodeFor(M, Site);
       FS.addCalledTargetSamples(Site.front().LineOffset,
                                 Site.front().Discriminator,
                                 FunctionId(CalleeName), E.Count);
-      M.create(SampleContext(FunctionId(CalleeName))).addHeadSamples(E.Count);
     }
   }
+  // Entries from outside the binary (callbacks from a library, main from
+  // libc's start-up code) have no call site here but are calls all the
+  // same: head samples, as llvm-profgen counts every branch to an entry.
+  for (const Edge &E : P.Branches) {
+    if (E.From != ExternalAddr || E.To == ExternalAddr)
+      continue;
+    int Callee = Image.functionAt(E.To);
+    if (Callee < 0 || Image.functions()[Callee].Start != E.To)
+      continue;
+    ArrayRef<SourceFrame> Target = Sym.frames(E.To);
+    if (Target.empty())
+      continue;
+    M.create(SampleContext(FunctionId(Target.back().Function)))
+        .addHeadSamples(E.Count);
+  }
 
-  // Totals bottom-up; density of the hot functions.
-  std::vector<std::pair<uint64_t, double>> Dens; // total, density
+  // Density of the hot functions, in body samples per instruction.
+  std::vector<std::pair<uint64_t, double>> Dens; // body samples, density
   std::map<StringRef, uint64_t> InstsPerFunction;
   for (const auto &[F, Cfg] : P.Functions)
     if (!Cfg.InstCounts.empty())
@@ -131,27 +181,17 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
           !Fr.empty())
         InstsPerFunction[Fr.back().Function] += Image.instructions(F).size();
   for (auto &[Ctx, FS] : M) {
-    FS.updateTotalSamples();
     ++St.Functions;
     St.TotalSamples += FS.getTotalSamples();
     uint64_t N = InstsPerFunction.count(FS.getFunction().stringRef())
                      ? InstsPerFunction[FS.getFunction().stringRef()]
                      : 0;
-    if (N)
-      Dens.push_back({FS.getTotalSamples(), double(FS.getTotalSamples()) / N});
+    if (N) {
+      uint64_t B = bodySamples(FS);
+      Dens.push_back({B, double(B) / N});
+    }
   }
-  std::sort(Dens.rbegin(), Dens.rend());
-  uint64_t Acc = 0, Sum = 0;
-  double W = 0;
-  for (auto &[T, D] : Dens)
-    Sum += T;
-  for (auto &[T, D] : Dens) {
-    if (Sum && Acc >= Sum * 0.99)
-      break;
-    Acc += T;
-    W += double(T) * D;
-  }
-  St.HotDensity = Acc ? W / Acc : 0;
+  St.HotDensity = hotDensity(std::move(Dens));
   return R;
 }
 

@@ -8,10 +8,13 @@
 //    gets the MAXIMUM over its instructions (not the sum: one long line is
 //    one statement, not many);
 //  - call targets: each call instruction's targets with counts, at the call
-//    site's location (indirect calls included, for promotion), and head
-//    samples on the callee;
-//  - total samples: the sum of body and inlined totals (what clang uses to
-//    rank functions).
+//    site's location (indirect calls included, for promotion);
+//  - head samples: every call or tail call to a function's entry, also from
+//    a call site without a line and from outside the binary;
+//  - total samples: count x size in bytes of every executed instruction,
+//    added to its function and to each inlined call site on its inline
+//    stack (llvm-profgen's convention; clang compares an inlined site's
+//    total with the hot count of the body samples to decide to inline it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_PROFILE_SAMPLEPROFILEBUILDER_H
