@@ -280,6 +280,15 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                 : *Format == OutputFormat::Binary ? SampleFormat::Binary
                                                   : SampleFormat::ExtBinary;
     WO.UseMD5 = Opts.UseMD5;
+    // Every kind of sample profile is written here: counts divided first
+    // if the largest would overflow clang's 32-bit branch weights.
+    auto writeProfile = [&](SampleProfileMap &M) {
+      if (uint64_t D = fitBranchWeights(M); D > 1)
+        Err << formatv("note: {0}: every count divided by {1}, so that the "
+                       "largest fits clang's 32-bit branch weights\n",
+                       Opts.Output, D);
+      return writeSampleProfile(M, Opts.Output, WO);
+    };
     // A binary with pseudo probes gets a probe-based profile (as
     // llvm-profgen), unless --use-dwarf-correlation asks for lines.
     PseudoProbes Probes;
@@ -316,7 +325,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       if (Opts.Dump == "raw")
         printRawProfile(Raw, Agg.maps(), Out);
       WO.ProbeBased = true;
-      return writeSampleProfile(PP.Profiles, Opts.Output, WO);
+      return writeProfile(PP.Profiles);
     }
     SymbolizerOptions SO;
     SO.DebugFile = Opts.DebugFile;
@@ -361,7 +370,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
         printCfgs(P, Image, Out);
       if (Opts.Dump == "raw")
         printRawProfile(Raw, Agg.maps(), Out);
-      return writeSampleProfile(CP.Profiles, Opts.Output, WO);
+      return writeProfile(CP.Profiles);
     }
     BinaryProfileOptions PO;
     PO.Threads = Threads;
@@ -399,7 +408,7 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       Err << formatv("warning: {0} of {1} executed instructions have no line "
                      "information; their samples are not in the profile\n",
                      SS.InstructionsNoDebug, SS.Instructions);
-    return writeSampleProfile(SP.Profiles, Opts.Output, WO);
+    return writeProfile(SP.Profiles);
   }
 
   if (Image.functions().empty() && *Format != OutputFormat::PreAggregated)

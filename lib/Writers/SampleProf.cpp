@@ -33,7 +33,63 @@ private:
   uint64_t current_pos() const override { return Target.tell(); }
   raw_fd_ostream &Target;
 };
+
+/// The largest count clang turns into a 32-bit branch weight: body samples
+/// and call-target counts, inlined callees included.
+uint64_t maxWeightCount(const FunctionSamples &FS) {
+  uint64_t M = 0;
+  for (const auto &[L, R] : FS.getBodySamples()) {
+    M = std::max(M, R.getSamples());
+    for (const auto &[F, C] : R.getCallTargets())
+      M = std::max(M, C);
+  }
+  for (const auto &[L, Callees] : FS.getCallsiteSamples())
+    for (const auto &[N, Callee] : Callees)
+      M = std::max(M, maxWeightCount(Callee));
+  return M;
+}
+
+/// C / D rounded, but a count that was not 0 stays at least 1 (ran, if
+/// rarely, is not the explicit 0 of code that never ran).
+uint64_t scaleDown(uint64_t C, uint64_t D) {
+  return C ? std::max<uint64_t>(1, C / D + (C % D >= D - D / 2)) : 0;
+}
+
+/// FS with every count divided by D (LLVM can only scale up, by merging).
+FunctionSamples scaledDown(const FunctionSamples &FS, uint64_t D) {
+  FunctionSamples R;
+  R.setContext(FS.getContext());
+  R.setFunctionHash(FS.getFunctionHash());
+  R.addTotalSamples(scaleDown(FS.getTotalSamples(), D));
+  R.addHeadSamples(scaleDown(FS.getHeadSamples(), D));
+  for (const auto &[L, Rec] : FS.getBodySamples()) {
+    R.addBodySamples(L.LineOffset, L.Discriminator,
+                     scaleDown(Rec.getSamples(), D));
+    for (const auto &[F, C] : Rec.getCallTargets())
+      R.addCalledTargetSamples(L.LineOffset, L.Discriminator, F,
+                               scaleDown(C, D));
+  }
+  for (const auto &[L, Callees] : FS.getCallsiteSamples())
+    for (const auto &[N, Callee] : Callees)
+      R.functionSamplesAt(L).emplace(N, scaledDown(Callee, D));
+  return R;
+}
+
 } // namespace
+
+uint64_t fitBranchWeights(SampleProfileMap &Profiles) {
+  uint64_t Max = 0;
+  for (const auto &KV : Profiles)
+    Max = std::max(Max, maxWeightCount(KV.second));
+  if (Max <= MaxWeightCount)
+    return 1;
+  uint64_t D = Max / MaxWeightCount + (Max % MaxWeightCount != 0);
+  SampleProfileMap Scaled;
+  for (const auto &KV : Profiles)
+    Scaled.create(KV.second.getContext()) = scaledDown(KV.second, D);
+  Profiles = std::move(Scaled);
+  return D;
+}
 
 Error writeSampleProfile(SampleProfileMap &Profiles, StringRef Path,
                          const SampleWriterOptions &Opts) {

@@ -28,6 +28,18 @@ struct SampleWriterOptions {
   bool ProbeBased = false;
 };
 
+/// The largest body-sample or call-target count written: clang turns them
+/// into 32-bit branch weights and saturates each one on its own, which
+/// loses the ratio between two that are both too large.
+constexpr uint64_t MaxWeightCount = 1ULL << 31;
+
+/// Divides every count of Profiles by the smallest whole factor that brings
+/// the largest body-sample or call-target count to MaxWeightCount or below
+/// (counts that were not 0 stay at least 1); returns the factor (1: left
+/// as it was). Counts are estimated executions, so a long recording can
+/// exceed 2^32 on its hottest lines.
+uint64_t fitBranchWeights(llvm::sampleprof::SampleProfileMap &Profiles);
+
 llvm::Error writeSampleProfile(llvm::sampleprof::SampleProfileMap &Profiles,
                                llvm::StringRef Path,
                                const SampleWriterOptions &Opts);
