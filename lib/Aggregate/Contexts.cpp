@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/Contexts.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include <algorithm>
 #include <map>
 
@@ -47,13 +48,8 @@ uint32_t ContextTrie::dropOutermost(uint32_t Id) {
   return N;
 }
 
-static uint64_t satAdd(uint64_t A, uint64_t B) {
-  uint64_t C = A + B;
-  return C < A ? ~0ULL : C;
-}
-
 static void add(ContextCount &C, const ContextCount &V) {
-  C.Count = satAdd(C.Count, V.Count);
+  C.Count = SaturatingAdd(C.Count, V.Count);
   C.Weight += V.Weight;
 }
 
@@ -67,12 +63,16 @@ static std::vector<uint32_t> reintern(const ContextTrie &From, ContextTrie &To,
   return Map;
 }
 
-void ContextCounts::merge(const ContextCounts &O) {
-  std::vector<uint32_t> Map = reintern(O.Trie, Trie, [](Loc L) { return L; });
+void ContextCounts::addFrom(const ContextCounts &O, function_ref<Loc(Loc)> Re) {
+  std::vector<uint32_t> Map = reintern(O.Trie, Trie, Re);
   for (const auto &[K, V] : O.Branches)
-    add(Branches[{Map[K.Ctx], K.A, K.B}], V);
+    add(Branches[{Map[K.Ctx], Re(K.A), Re(K.B)}], V);
   for (const auto &[K, V] : O.Ranges)
-    add(Ranges[{Map[K.Ctx], K.A, K.B}], V);
+    add(Ranges[{Map[K.Ctx], Re(K.A), Re(K.B)}], V);
+}
+
+void ContextCounts::merge(const ContextCounts &O) {
+  addFrom(O, [](Loc L) { return L; });
   ContextStats &S = Stats;
   const ContextStats &T = O.Stats;
   S.Samples += T.Samples;
@@ -86,11 +86,7 @@ void ContextCounts::merge(const ContextCounts &O) {
 
 void ContextCounts::rename(function_ref<Loc(Loc)> Re) {
   ContextCounts R;
-  std::vector<uint32_t> Map = reintern(Trie, R.Trie, Re);
-  for (const auto &[K, V] : Branches)
-    add(R.Branches[{Map[K.Ctx], Re(K.A), Re(K.B)}], V);
-  for (const auto &[K, V] : Ranges)
-    add(R.Ranges[{Map[K.Ctx], Re(K.A), Re(K.B)}], V);
+  R.addFrom(*this, Re);
   R.Stats = Stats;
   *this = std::move(R);
 }

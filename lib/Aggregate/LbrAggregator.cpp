@@ -8,6 +8,7 @@
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Support/Error.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -19,20 +20,15 @@ using namespace lbr2prof::perfabi;
 
 namespace lbr2prof {
 
-static uint64_t satAdd(uint64_t A, uint64_t B) {
-  uint64_t C = A + B;
-  return C < A ? ~0ULL : C;
-}
-
 /// Adds V's counts to C (saturating).
 static void accumulate(BranchCount &C, const BranchCount &V) {
-  C.Count = satAdd(C.Count, V.Count);
-  C.Mispred = satAdd(C.Mispred, V.Mispred);
-  C.Cycles = satAdd(C.Cycles, V.Cycles);
+  C.Count = SaturatingAdd(C.Count, V.Count);
+  C.Mispred = SaturatingAdd(C.Mispred, V.Mispred);
+  C.Cycles = SaturatingAdd(C.Cycles, V.Cycles);
   C.Weight += V.Weight;
 }
 static void accumulate(RangeCount &C, const RangeCount &V) {
-  C.Count = satAdd(C.Count, V.Count);
+  C.Count = SaturatingAdd(C.Count, V.Count);
   C.Weight += V.Weight;
 }
 
@@ -46,9 +42,9 @@ void RawProfile::merge(const RawProfile &O) {
   SamplesWithoutPeriod += O.SamplesWithoutPeriod;
   Contexts.merge(O.Contexts);
   for (const auto &[K, V] : O.Ips)
-    Ips[K] = satAdd(Ips[K], V);
+    Ips[K] = SaturatingAdd(Ips[K], V);
   for (const auto &[K, V] : O.SamplesPerDso)
-    SamplesPerDso[K] = satAdd(SamplesPerDso[K], V);
+    SamplesPerDso[K] = SaturatingAdd(SamplesPerDso[K], V);
   AggregateStats &S = Stats;
   const AggregateStats &T = O.Stats;
   S.Samples += T.Samples;
@@ -85,12 +81,12 @@ void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {
   Renamed.Contexts.rename(re);
   for (const auto &[K, V] : Ips) {
     uint64_t &C = Renamed.Ips[re(K)];
-    C = satAdd(C, V);
+    C = SaturatingAdd(C, V);
   }
   for (const auto &[K, V] : SamplesPerDso) {
     auto It = OldToNew.find(K);
     uint64_t &C = Renamed.SamplesPerDso[It == OldToNew.end() ? K : It->second];
-    C = satAdd(C, V);
+    C = SaturatingAdd(C, V);
   }
   *this = std::move(Renamed);
 }
@@ -281,6 +277,7 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     // function whose caller is outside: the root, as frames outside the
     // binary cut the call stack.
     bool FromIn = inContextBinary(Maps, From[I]);
+    bool ToIn = inContextBinary(Maps, To[I]);
     TransferOracle::Kind K =
         FromIn ? O.kindAt(locOffset(From[I])) : TransferOracle::Other;
     if (K == TransferOracle::Call) {
@@ -294,9 +291,8 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
         Ctx = T.parent(Ctx);
       }
     } else if (K == TransferOracle::Return ||
-               (!FromIn && inContextBinary(Maps, To[I]) &&
-                O.isReturnSite(locOffset(To[I])))) {
-      if (!inContextBinary(Maps, To[I])) {
+               (!FromIn && ToIn && O.isReturnSite(locOffset(To[I])))) {
+      if (!ToIn) {
         Ctx = ContextTrie::Root;
       } else {
         if (Opts.MaxContextDepth && T.depth(Ctx) >= Opts.MaxContextDepth) {

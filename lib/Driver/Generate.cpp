@@ -270,6 +270,9 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     return makeError("{0}: no samples in this binary; samples per DSO:{1}",
                      BinPath, listDsos());
 
+  BinaryProfileOptions PO;
+  PO.Threads = Threads;
+  PO.InferFlow = Opts.InferFlow;
   if (SampleProfile) {
     if (Raw.Branches.empty())
       return makeError("{0}: no sample has a branch stack; record with `perf "
@@ -289,6 +292,19 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                        Opts.Output, D);
       return writeSampleProfile(M, Opts.Output, WO);
     };
+    // --stats and the dumps, alike for every kind of sample profile.
+    auto show = [&](const BinaryProfile &P, const std::string &Kind,
+                    function_ref<void()> KindStats) {
+      if (Opts.Stats) {
+        printProfileStats(P.Stats, Raw.Stats, Err);
+        Err << "sample profile kind: " << Kind << "\n";
+        KindStats();
+      }
+      if (Opts.Dump == "cfg")
+        printCfgs(P, Image, Out);
+      if (Opts.Dump == "raw")
+        printRawProfile(Raw, Agg.maps(), Out);
+    };
     // A binary with pseudo probes gets a probe-based profile (as
     // llvm-profgen), unless --use-dwarf-correlation asks for lines.
     PseudoProbes Probes;
@@ -301,9 +317,6 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     if (Opts.Dump == "probes")
       Probes.print(Out);
     if (Probes.present()) {
-      BinaryProfileOptions PO;
-      PO.Threads = Threads;
-      PO.InferFlow = Opts.InferFlow;
       BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
       ProbeProfileResult PP = buildProbeProfile(P, Image, Probes);
       // CSSPGO (contexts keyed by probes) is not written yet: say so
@@ -315,15 +328,8 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                "yet); writing a probe-based profile without contexts "
                "(--use-dwarf-correlation writes a context-sensitive "
                "line-based one)\n";
-      if (Opts.Stats) {
-        printProfileStats(P.Stats, Raw.Stats, Err);
-        Err << "sample profile kind: probe-based (pseudo probes)\n";
-        printProbeProfileStats(PP.Stats, Err);
-      }
-      if (Opts.Dump == "cfg")
-        printCfgs(P, Image, Out);
-      if (Opts.Dump == "raw")
-        printRawProfile(Raw, Agg.maps(), Out);
+      show(P, "probe-based (pseudo probes)",
+           [&] { printProbeProfileStats(PP.Stats, Err); });
       WO.ProbeBased = true;
       return writeProfile(PP.Profiles);
     }
@@ -342,17 +348,19 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     };
     if (!(*Sym)->hasDebugInfo())
       return NoDebug();
-    if (Oracle && !Raw.Contexts.empty()) {
-      BinaryProfileOptions PO;
-      PO.Threads = Threads;
-      PO.InferFlow = Opts.InferFlow;
-      BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
-      if (Error E = (*Sym)->prefetch(
-              contextProfileAddresses(Raw, Dso, Image, *Oracle), Threads))
+    // DWARF for these addresses (looked up in child processes).
+    auto symbolize = [&](ArrayRef<uint64_t> Addrs) -> Error {
+      if (Error E = (*Sym)->prefetch(Addrs, Threads))
         return E;
       if (!(*Sym)->hasDebugInfo())
         return NoDebug();
       reportDwarfWarnings(**Sym, Err);
+      return Error::success();
+    };
+    if (Oracle && !Raw.Contexts.empty()) {
+      if (Error E =
+              symbolize(contextProfileAddresses(Raw, Dso, Image, *Oracle)))
+        return E;
       ContextProfileOptions CO;
       CO.Threads = Threads;
       CO.InferFlow = Opts.InferFlow;
@@ -360,39 +368,26 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       CO.CalleeSizeLimit = Opts.CSMaxCalleeSize;
       ContextProfileResult CP =
           buildContextProfile(Raw, Dso, Image, *Oracle, **Sym, CO);
-      if (Opts.Stats) {
-        printProfileStats(P.Stats, Raw.Stats, Err);
-        Err << "sample profile kind: context-sensitive (call stacks and "
-               "branch stacks; contexts nested at their call sites)\n";
-        printContextProfileStats(CP.Stats, Raw.Contexts.Stats, Err);
-      }
-      if (Opts.Dump == "cfg")
-        printCfgs(P, Image, Out);
-      if (Opts.Dump == "raw")
-        printRawProfile(Raw, Agg.maps(), Out);
+      // Here the whole program's profile only feeds --stats and the CFG
+      // dump: built only for them.
+      BinaryProfile P;
+      if (Opts.Stats || Opts.Dump == "cfg")
+        P = buildBinaryProfile(Raw, Dso, Image, PO);
+      show(P,
+           "context-sensitive (call stacks and branch stacks; contexts "
+           "nested at their call sites)",
+           [&] { printContextProfileStats(CP.Stats, Raw.Contexts.Stats, Err); });
       return writeProfile(CP.Profiles);
     }
-    BinaryProfileOptions PO;
-    PO.Threads = Threads;
-    PO.InferFlow = Opts.InferFlow;
     BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
-    if (Error E = (*Sym)->prefetch(sampleProfileAddresses(P, Image), Threads))
+    if (Error E = symbolize(sampleProfileAddresses(P, Image)))
       return E;
-    if (!(*Sym)->hasDebugInfo())
-      return NoDebug();
-    reportDwarfWarnings(**Sym, Err);
     SampleProfileResult SP = buildSampleProfile(P, Image, **Sym);
-    if (Opts.Stats) {
-      printProfileStats(P.Stats, Raw.Stats, Err);
-      Err << "sample profile kind: line-based (DWARF lines"
-          << (Opts.UseDwarfCorrelation ? ", --use-dwarf-correlation" : "")
-          << ")\n";
-      printSampleProfileStats(SP.Stats, Err);
-    }
-    if (Opts.Dump == "cfg")
-      printCfgs(P, Image, Out);
-    if (Opts.Dump == "raw")
-      printRawProfile(Raw, Agg.maps(), Out);
+    show(P,
+         std::string("line-based (DWARF lines") +
+             (Opts.UseDwarfCorrelation ? ", --use-dwarf-correlation" : "") +
+             ")",
+         [&] { printSampleProfileStats(SP.Stats, Err); });
     // Code ran, but none of it has a line (DWARF without subprograms, as
     // assembler output has, or with lines for other code only): an empty
     // profile would change nothing in clang, so say so instead of writing
@@ -431,9 +426,6 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                        "record -b` (or -j any,u), or use --no-lbr for an "
                        "IP-sample profile",
                        Opts.Inputs.front());
-    BinaryProfileOptions PO;
-    PO.Threads = Threads;
-    PO.InferFlow = Opts.InferFlow;
     BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
     if (Opts.Dump == "cfg")
       printCfgs(P, Image, Out);

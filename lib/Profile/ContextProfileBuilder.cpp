@@ -146,12 +146,6 @@ void appendFrames(SampleContextFrameVector &V, ArrayRef<SourceFrame> Stack,
   }
 }
 
-int instIndex(ArrayRef<Inst> Insts, uint64_t Addr) {
-  auto It = llvm::partition_point(Insts,
-                                  [&](const Inst &I) { return I.Addr < Addr; });
-  return It != Insts.end() && It->Addr == Addr ? int(It - Insts.begin()) : -1;
-}
-
 /// Frame vectors interned to ids, so a profile under construction is keyed
 /// by two small numbers rather than a vector compared frame by frame.
 class FrameTable {
@@ -263,25 +257,37 @@ public:
       SampleContextFrameVector L{SampleContextFrame(F.Func, LineLocation(0, 0))};
       return Suffixes.intern(L);
     };
+    // Boundary K is the call made at group K; its callee is the outermost
+    // function of the next group, or, for the last boundary, of the node's
+    // suffix. The boundaries inside a base's chain are the same for every
+    // node under it: decided once per base (groups before the returned
+    // index are dropped).
+    DenseMap<uint32_t, size_t> InnerCuts;
+    auto innerCut = [&](uint32_t Base) {
+      if (auto It = InnerCuts.find(Base); It != InnerCuts.end())
+        return It->second;
+      // A copy: base() may grow GroupsOf.
+      std::vector<SampleContextFrameVector> G = groupsOf(Base);
+      size_t Cut = 0;
+      for (size_t K = 0; K + 1 < G.size(); ++K)
+        if (!keep(base(ArrayRef(G).take_front(K + 1)), leafOf(G[K + 1].front())))
+          Cut = K + 1;
+      InnerCuts[Base] = Cut;
+      return Cut;
+    };
     DenseMap<uint64_t, Node> Out;
-    std::vector<SampleContextFrameVector> G;
     for (auto &[Key, N] : Nodes) {
       uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
-      if (Base < GroupsOf.size())
-        G = GroupsOf[Base];
-      else
-        G.clear();
-      // Boundary K is the call made at group K; its callee is the outermost
-      // function of the next group, or of the suffix for the last one.
-      size_t Cut = 0; // groups before Cut are dropped
-      for (size_t K = 0; K < G.size(); ++K) {
-        const SampleContextFrame &Callee =
-            K + 1 < G.size() ? G[K + 1].front() : Suffixes.get(Suffix).front();
-        uint32_t Prefix = base(ArrayRef(G).take_front(K + 1));
-        if (!keep(Prefix, leafOf(Callee)))
-          Cut = K + 1;
+      size_t Groups = groupsOf(Base).size();
+      size_t Cut = innerCut(Base);
+      // The last boundary's prefix is the whole chain: Base itself.
+      if (Groups && !keep(Base, leafOf(Suffixes.get(Suffix).front())))
+        Cut = Groups;
+      uint32_t NewBase = Base;
+      if (Cut) {
+        std::vector<SampleContextFrameVector> G = groupsOf(Base);
+        NewBase = base(ArrayRef(G).drop_front(Cut));
       }
-      uint32_t NewBase = Cut ? base(ArrayRef(G).drop_front(Cut)) : Base;
       Node &To = Out[(uint64_t(NewBase) << 32) | Suffix];
       for (const auto &[L, C] : N.BodyMax)
         To.BodyMax[L] += C;
@@ -292,6 +298,11 @@ public:
     }
     Nodes = std::move(Out);
     return Rejected;
+  }
+  /// The call-site groups base() was given for Base (none if unknown).
+  ArrayRef<SampleContextFrameVector> groupsOf(uint32_t Base) const {
+    return Base < GroupsOf.size() ? ArrayRef(GroupsOf[Base])
+                                  : ArrayRef<SampleContextFrameVector>();
   }
   /// The node of (Base, Suffix), if any.
   const Node *find(uint32_t Base, uint32_t Suffix) const {
@@ -462,7 +473,7 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
       // Calls from this context: targets at the call site, head samples
       // in the callee's context (this one plus the call site).
       for (const Edge &E : Cfg.Taken) {
-        int Idx = instIndex(Insts, E.From);
+        int Idx = instIndexAt(Insts, E.From);
         int Callee = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
         if (Idx < 0 || Callee < 0 || Image.functions()[Callee].Start != E.To)
           continue;

@@ -144,6 +144,10 @@ struct ContextCounts {
   void print(llvm::raw_ostream &OS,
              llvm::function_ref<void(llvm::raw_ostream &, Loc)> PrintLoc)
       const;
+
+private:
+  /// Adds O's counts (not its stats), with Re applied to every Loc.
+  void addFrom(const ContextCounts &O, llvm::function_ref<Loc(Loc)> Re);
 };
 
 } // namespace lbr2prof
