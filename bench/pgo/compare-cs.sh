@@ -13,7 +13,9 @@
 #  3. make the profiles, every one from those two recordings:
 #       lbr2prof-line    lbr2prof o2.data --ignore-stack-samples
 #       lbr2prof-cs      lbr2prof o2.data            (contexts, pre-inliner)
-#       lbr2prof-probe   lbr2prof probe.data          (probes, no contexts yet)
+#       lbr2prof-probe   lbr2prof probe.data --ignore-stack-samples
+#                                                     (probes, no contexts)
+#       lbr2prof-csspgo  lbr2prof probe.data          (probes + contexts)
 #       profgen-line     llvm-profgen-19 --ignore-stack-samples on o2.data
 #       profgen-cs       llvm-profgen-19 on o2.data   (CS from hybrid samples)
 #       profgen-csspgo   llvm-profgen-19 on probe.data (probes + contexts)
@@ -67,7 +69,8 @@ gen() { # NAME COMMAND...: runs the generator, keeps the profile if it works
 PROFILES=""
 gen lbr2prof-line "$LBR2PROF" o2.data --binary bin/o2 -o lbr2prof-line.prof --ignore-stack-samples --stats
 gen lbr2prof-cs "$LBR2PROF" o2.data --binary bin/o2 -o lbr2prof-cs.prof --stats
-gen lbr2prof-probe "$LBR2PROF" probe.data --binary bin/probe -o lbr2prof-probe.prof --stats
+gen lbr2prof-probe "$LBR2PROF" probe.data --binary bin/probe -o lbr2prof-probe.prof --ignore-stack-samples --stats
+gen lbr2prof-csspgo "$LBR2PROF" probe.data --binary bin/probe -o lbr2prof-csspgo.prof --stats
 gen profgen-line llvm-profgen-19 --binary bin/o2 --perfdata o2.data --output profgen-line.prof --ignore-stack-samples
 gen profgen-cs llvm-profgen-19 --binary bin/o2 --perfdata o2.data --output profgen-cs.prof
 gen profgen-csspgo llvm-profgen-19 --binary bin/probe --perfdata probe.data --output profgen-csspgo.prof

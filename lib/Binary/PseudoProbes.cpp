@@ -45,6 +45,36 @@ const ProbeFunctionDesc *PseudoProbes::desc(uint64_t Guid) const {
   return It == DescIndex.end() ? nullptr : &Descs[It->second];
 }
 
+bool PseudoProbes::inlineChain(
+    const Probe &Q,
+    std::vector<std::pair<const ProbeFunctionDesc *, uint32_t>> &Out,
+    bool *Restarted) const {
+  Out.clear();
+  ArrayRef<InlineFrame> Ctx = Contexts[Q.Context];
+  size_t First = 0;
+  for (size_t K = 0; K < Ctx.size(); ++K)
+    if (Ctx[K].SiteIndex == 0)
+      First = K + 1;
+  if (Restarted)
+    *Restarted = First != 0;
+  for (size_t K = First; K <= Ctx.size(); ++K) {
+    const ProbeFunctionDesc *D =
+        desc(K < Ctx.size() ? Ctx[K].CallerGuid : Q.Guid);
+    if (!D)
+      return false;
+    Out.emplace_back(D, K < Ctx.size() ? Ctx[K].SiteIndex : 0);
+  }
+  return true;
+}
+
+StringRef PseudoProbes::nameOf(const FunctionSym &F) const {
+  for (const Probe &Q : probesIn(F.Start, F.End))
+    if (Q.Context == 0)
+      if (const ProbeFunctionDesc *D = desc(Q.Guid))
+        return D->Name;
+  return "";
+}
+
 void PseudoProbes::print(raw_ostream &OS) const {
   auto nameOf = [&](uint64_t G) -> std::string {
     if (const ProbeFunctionDesc *D = desc(G))

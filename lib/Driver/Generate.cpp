@@ -316,18 +316,39 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     }
     if (Opts.Dump == "probes")
       Probes.print(Out);
+    // Samples with call stacks give a context-sensitive profile (line- or
+    // probe-based): built, shown and written alike.
+    bool WithContexts = Oracle && !Raw.Contexts.empty();
+    auto writeContextProfile = [&](Symbolizer *Sym, const PseudoProbes *PP,
+                                   StringRef Kind) {
+      ContextProfileOptions CO;
+      CO.Threads = Threads;
+      CO.InferFlow = Opts.InferFlow;
+      CO.PreInline = Opts.CSMaxCalleeSize != 0;
+      CO.CalleeSizeLimit = Opts.CSMaxCalleeSize;
+      CO.Probes = PP;
+      ContextProfileResult CP =
+          buildContextProfile(Raw, Dso, Image, *Oracle, Sym, CO);
+      // Here the whole program's profile only feeds --stats and the CFG
+      // dump: built only for them.
+      BinaryProfile P;
+      if (Opts.Stats || Opts.Dump == "cfg")
+        P = buildBinaryProfile(Raw, Dso, Image, PO);
+      show(P, Kind.str(), [&] {
+        printContextProfileStats(CP.Stats, Raw.Contexts.Stats, Err);
+      });
+      WO.ProbeBased = PP != nullptr;
+      WO.PreInlined = CP.PreInlined;
+      return writeProfile(CP.Profiles);
+    };
     if (Probes.present()) {
+      if (WithContexts)
+        return writeContextProfile(
+            nullptr, &Probes,
+            "context-sensitive probe-based (CSSPGO: call stacks, branch "
+            "stacks and pseudo probes; contexts nested at their call sites)");
       BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
       ProbeProfileResult PP = buildProbeProfile(P, Image, Probes);
-      // CSSPGO (contexts keyed by probes) is not written yet: say so
-      // rather than drop the call stacks silently.
-      if (Oracle && !Raw.Contexts.empty())
-        Err << "lbr2prof: warning: " << BinPath
-            << " has pseudo probes: the samples' call stacks are not used "
-               "(context-sensitive probe-based profiles are not supported "
-               "yet); writing a probe-based profile without contexts "
-               "(--use-dwarf-correlation writes a context-sensitive "
-               "line-based one)\n";
       show(P, "probe-based (pseudo probes)",
            [&] { printProbeProfileStats(PP.Stats, Err); });
       WO.ProbeBased = true;
@@ -357,27 +378,14 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       reportDwarfWarnings(**Sym, Err);
       return Error::success();
     };
-    if (Oracle && !Raw.Contexts.empty()) {
+    if (WithContexts) {
       if (Error E =
               symbolize(contextProfileAddresses(Raw, Dso, Image, *Oracle)))
         return E;
-      ContextProfileOptions CO;
-      CO.Threads = Threads;
-      CO.InferFlow = Opts.InferFlow;
-      CO.PreInline = Opts.CSMaxCalleeSize != 0;
-      CO.CalleeSizeLimit = Opts.CSMaxCalleeSize;
-      ContextProfileResult CP =
-          buildContextProfile(Raw, Dso, Image, *Oracle, **Sym, CO);
-      // Here the whole program's profile only feeds --stats and the CFG
-      // dump: built only for them.
-      BinaryProfile P;
-      if (Opts.Stats || Opts.Dump == "cfg")
-        P = buildBinaryProfile(Raw, Dso, Image, PO);
-      show(P,
-           "context-sensitive (call stacks and branch stacks; contexts "
-           "nested at their call sites)",
-           [&] { printContextProfileStats(CP.Stats, Raw.Contexts.Stats, Err); });
-      return writeProfile(CP.Profiles);
+      return writeContextProfile(
+          Sym->get(), nullptr,
+          "context-sensitive (call stacks and branch stacks; contexts "
+          "nested at their call sites)");
     }
     BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
     if (Error E = symbolize(sampleProfileAddresses(P, Image)))

@@ -12,6 +12,7 @@
 #include "llvm/ProfileData/ProfileCommon.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
+#include <memory>
 #include <algorithm>
 #include <map>
 
@@ -177,15 +178,27 @@ private:
   std::vector<const SampleContextFrameVector *> Vectors;
 };
 
-/// What an instruction contributes, symbolized once for all contexts: the
-/// inline frames above it (an interned suffix: every frame with its
-/// location, the innermost function with none), its own location and
-/// duplication factor, its size.
+/// What an instruction (line-based) or a probe (probe-based) contributes,
+/// named once for all contexts: the inline frames above it (an interned
+/// suffix: every frame with its location, the innermost function with
+/// none), its own location, the factor its count is multiplied by for the
+/// location (duplication factor) and for the total (bytes, or 1).
 struct InstSite {
-  uint32_t Suffix = ~0u; ///< ~0u: no line information
+  uint64_t Addr = 0;
+  uint32_t Suffix = ~0u; ///< ~0u: no name for this code
   LineLocation Loc{0, 0};
   uint32_t Dup = 1;
   uint8_t Size = 0;
+  /// The suffix starts a context of its own (a probe inlined at a call
+  /// without a call probe): the calling context does not apply.
+  bool Restart = false;
+};
+
+/// How a call instruction names its call site in a context.
+enum class SiteKind {
+  None,    ///< no name: the context is cut there
+  Append,  ///< the frames add to the caller's context
+  Restart, ///< the frames start a context of their own
 };
 
 /// Flat CS profiles under construction, keyed by (context frames, inline
@@ -194,7 +207,7 @@ class FlatProfiles {
 public:
   explicit FlatProfiles(ContextProfileResult &R) : R(R) {}
   struct Node {
-    std::map<LineLocation, uint64_t> BodyMax;
+    std::map<LineLocation, uint64_t> Body;
     std::map<std::pair<LineLocation, StringRef>, uint64_t> Calls;
     uint64_t Head = 0, Total = 0;
   };
@@ -208,7 +221,7 @@ public:
     std::vector<uint64_t> C;
     uint64_t Sum = 0;
     for (const auto &KV : Nodes)
-      for (const auto &LC : KV.second.BodyMax)
+      for (const auto &LC : KV.second.Body)
         if (LC.second) {
           C.push_back(LC.second);
           Sum += LC.second;
@@ -289,8 +302,8 @@ public:
         NewBase = base(ArrayRef(G).drop_front(Cut));
       }
       Node &To = Out[(uint64_t(NewBase) << 32) | Suffix];
-      for (const auto &[L, C] : N.BodyMax)
-        To.BodyMax[L] += C;
+      for (const auto &[L, C] : N.Body)
+        To.Body[L] += C;
       for (const auto &[LN, C] : N.Calls)
         To.Calls[LN] += C;
       To.Head += N.Head;
@@ -309,21 +322,25 @@ public:
     auto It = Nodes.find((uint64_t(Base) << 32) | Suffix);
     return It == Nodes.end() ? nullptr : &It->second;
   }
-  /// Moves the nodes into R.Profiles (as flat CS profiles).
-  void emit() {
+  /// Moves the nodes into R.Profiles (as flat CS profiles), calling Made on
+  /// each profile with the node's base and suffix ids.
+  void emit(function_ref<void(FunctionSamples &, uint32_t Base,
+                              uint32_t Suffix)>
+                Made) {
     for (auto &[Key, N] : Nodes) {
       SampleContextFrameVector V = Bases.get(uint32_t(Key >> 32));
       const SampleContextFrameVector &S = Suffixes.get(uint32_t(Key));
       V.append(S.begin(), S.end());
       R.Frames.push_back(std::move(V));
       FunctionSamples &FS = R.Profiles.create(SampleContext(R.Frames.back()));
-      for (const auto &[L, C] : N.BodyMax)
+      for (const auto &[L, C] : N.Body)
         FS.addBodySamples(L.LineOffset, L.Discriminator, C);
       for (const auto &[LN, C] : N.Calls)
         FS.addCalledTargetSamples(LN.first.LineOffset, LN.first.Discriminator,
                                   FunctionId(LN.second), C);
       FS.addHeadSamples(N.Head);
       FS.addTotalSamples(N.Total);
+      Made(FS, uint32_t(Key >> 32), uint32_t(Key));
     }
     Nodes.clear();
   }
@@ -369,64 +386,214 @@ std::vector<uint64_t> contextProfileAddresses(const RawProfile &Raw, int Dso,
   return A;
 }
 
+namespace {
+
+/// How code is named in the profile: by DWARF lines (line-based) or by
+/// pseudo probes (probe-based). Each names the code of a function (its
+/// sites), the call sites a context is made of, and callees.
+class CodeNames {
+public:
+  virtual ~CodeNames() = default;
+  /// The sites of function F in address order (several may share one).
+  virtual void sites(unsigned F, FrameTable &Suffixes,
+                     std::vector<InstSite> &Out) = 0;
+  /// The frames of the call at Addr, outermost first, the innermost with
+  /// the call's own location.
+  virtual SiteKind callSite(uint64_t Addr, SampleContextFrameVector &G) = 0;
+  /// The profile name of the function whose entry a call reached ("": none).
+  virtual StringRef calleeName(unsigned Callee) = 0;
+  /// Probe-based: the instances of a probe (copies of a duplicated block)
+  /// add up, and a jump to another function's entry (a tail call) gives a
+  /// call target, since clang left the call's probe on it. Line-based: a
+  /// location takes its hottest instruction's count.
+  bool ProbeBased = false;
+};
+
+class LineNames : public CodeNames {
+public:
+  LineNames(const BinaryImage &Image, Symbolizer &Sym)
+      : Image(Image), Sym(Sym) {}
+  void sites(unsigned F, FrameTable &Suffixes,
+             std::vector<InstSite> &Out) override {
+    ArrayRef<Inst> Insts = Image.instructions(F);
+    Out.resize(Insts.size());
+    for (size_t K = 0; K < Insts.size(); ++K) {
+      ArrayRef<SourceFrame> Stack = Sym.frames(Insts[K].Addr);
+      InstSite &S = Out[K];
+      S.Addr = Insts[K].Addr;
+      S.Size = Insts[K].Size;
+      if (Stack.empty())
+        continue;
+      SampleContextFrameVector V;
+      appendFrames(V, Stack, /*WithInnermostLocation=*/false);
+      S.Suffix = Suffixes.intern(V);
+      S.Loc = LineLocation(Stack.front().LineOffset,
+                           Stack.front().Discriminator);
+      S.Dup = Stack.front().DupFactor;
+    }
+  }
+  SiteKind callSite(uint64_t Addr, SampleContextFrameVector &G) override {
+    ArrayRef<SourceFrame> Site = Sym.frames(Addr);
+    if (Site.empty())
+      return SiteKind::None;
+    appendFrames(G, Site, /*WithInnermostLocation=*/true);
+    return SiteKind::Append;
+  }
+  StringRef calleeName(unsigned Callee) override {
+    ArrayRef<SourceFrame> Target = Sym.frames(Image.functions()[Callee].Start);
+    return Target.empty() ? StringRef() : StringRef(Target.back().Function);
+  }
+
+private:
+  const BinaryImage &Image;
+  Symbolizer &Sym;
+};
+
+class ProbeNames : public CodeNames {
+public:
+  ProbeNames(const BinaryImage &Image, const PseudoProbes &Probes)
+      : Image(Image), Probes(Probes) {
+    ProbeBased = true;
+    for (unsigned F = 0; F < Image.functions().size(); ++F)
+      Family[functionFamily(Image, F)].push_back(F);
+  }
+  /// Every probe of F's family (a function and its .cold/.part pieces), so
+  /// that a context where only one piece ran still writes the others'
+  /// probes as 0 (counts of the piece that ran add to them). In address
+  /// order: the pieces are listed in function order, which is address
+  /// order, and their probes are sorted.
+  void sites(unsigned F, FrameTable &Suffixes,
+             std::vector<InstSite> &Out) override {
+    for (unsigned G : Family[functionFamily(Image, F)]) {
+      const FunctionSym &S = Image.functions()[G];
+      for (const Probe &Q : Probes.probesIn(S.Start, S.End)) {
+        InstSite Site;
+        Site.Addr = Q.Addr;
+        Site.Size = 1;
+        SampleContextFrameVector V;
+        if (frames(Q, LineLocation(0, 0), V, Site.Restart)) {
+          Site.Suffix = Suffixes.intern(V);
+          Site.Loc = LineLocation(Q.Index, Q.Discriminator);
+        }
+        Out.push_back(Site);
+      }
+    }
+  }
+  SiteKind callSite(uint64_t Addr, SampleContextFrameVector &G) override {
+    const Probe *CallProbe = nullptr;
+    for (const Probe &Q : Probes.probesAt(Addr))
+      if (Q.isCall())
+        CallProbe = &Q; // the innermost, if several
+    bool Restart = false;
+    if (!CallProbe ||
+        !frames(*CallProbe,
+                LineLocation(CallProbe->Index, CallProbe->Discriminator), G,
+                Restart))
+      return SiteKind::None;
+    return Restart ? SiteKind::Restart : SiteKind::Append;
+  }
+  StringRef calleeName(unsigned Callee) override {
+    StringRef Name = Probes.nameOf(Image.functions()[Callee]);
+    // Not probed: its symbol, for call promotion.
+    return Name.empty() ? StringRef(Image.functions()[Callee].Name) : Name;
+  }
+
+private:
+  /// Q's inline chain as frames, the innermost with location Leaf.
+  bool frames(const Probe &Q, LineLocation Leaf, SampleContextFrameVector &V,
+              bool &Restart) {
+    if (!Probes.inlineChain(Q, Chain, &Restart))
+      return false;
+    for (size_t K = 0; K < Chain.size(); ++K)
+      V.emplace_back(FunctionId(Chain[K].first->Name),
+                     K + 1 < Chain.size() ? LineLocation(Chain[K].second, 0)
+                                          : Leaf);
+    return true;
+  }
+  const BinaryImage &Image;
+  const PseudoProbes &Probes;
+  DenseMap<unsigned, std::vector<unsigned>> Family;
+  std::vector<std::pair<const ProbeFunctionDesc *, uint32_t>> Chain;
+};
+
+/// A call site, named once: how it joins a context, its frames, and the
+/// caller's node and location its call targets go to.
+struct CallSiteInfo {
+  SiteKind Kind = SiteKind::None;
+  SampleContextFrameVector Group;
+  uint32_t Suffix = 0;
+  LineLocation Loc{0, 0};
+};
+
+} // namespace
+
 ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
                                          const BinaryImage &Image,
                                          const BinaryTransferOracle &O,
-                                         Symbolizer &Sym,
+                                         Symbolizer *Sym,
                                          const ContextProfileOptions &Opts) {
   ContextProfileResult R;
   ContextProfileStats &St = R.Stats;
+  St.ProbeBased = Opts.Probes != nullptr;
   FlatProfiles Flat(R);
   const ContextTrie &T = Raw.Contexts.Trie;
   std::vector<Loc> Path;
   BinaryProfileOptions BO;
   BO.Threads = 1;
   BO.InferFlow = Opts.InferFlow;
+  std::unique_ptr<CodeNames> Names;
+  if (Opts.Probes)
+    Names = std::make_unique<ProbeNames>(Image, *Opts.Probes);
+  else
+    Names = std::make_unique<LineNames>(Image, *Sym);
+  const uint32_t Root = Flat.base({});
 
-  // Each instruction symbolized once, for all contexts (by function).
+  // Each function's code and each call site named once, for all contexts.
   DenseMap<unsigned, std::vector<InstSite>> Sites;
   auto sitesOf = [&](unsigned F) -> const std::vector<InstSite> & {
     auto [It, New] = Sites.try_emplace(F);
+    if (New)
+      Names->sites(F, Flat.Suffixes, It->second);
+    return It->second;
+  };
+  DenseMap<uint64_t, CallSiteInfo> CallSites;
+  auto callSiteAt = [&](uint64_t Addr) -> const CallSiteInfo & {
+    auto [It, New] = CallSites.try_emplace(Addr);
+    CallSiteInfo &C = It->second;
     if (New) {
-      ArrayRef<Inst> Insts = Image.instructions(F);
-      It->second.resize(Insts.size());
-      for (size_t K = 0; K < Insts.size(); ++K) {
-        ArrayRef<SourceFrame> Stack = Sym.frames(Insts[K].Addr);
-        InstSite &S = It->second[K];
-        S.Size = Insts[K].Size;
-        if (Stack.empty())
-          continue;
-        SampleContextFrameVector V;
-        appendFrames(V, Stack, /*WithInnermostLocation=*/false);
-        S.Suffix = Flat.Suffixes.intern(V);
-        S.Loc = LineLocation(Stack.front().LineOffset,
-                             Stack.front().Discriminator);
-        S.Dup = Stack.front().DupFactor;
+      C.Kind = Names->callSite(Addr, C.Group);
+      if (C.Kind != SiteKind::None) {
+        // The caller's own node: the frames with the innermost location
+        // cleared, as a suffix.
+        SampleContextFrameVector V = C.Group;
+        C.Loc = V.back().Location;
+        V.back().Location = LineLocation(0, 0);
+        C.Suffix = Flat.Suffixes.intern(V);
       }
     }
-    return It->second;
+    return C;
   };
 
   for (auto &[Ctx, CRaw] : splitByContext(Raw, Dso)) {
     ++St.Contexts;
-    // The context's frames: each call site's inline stack, outermost
-    // first. A call site without line information cuts the context there
-    // (what is outside it stays unknown, as for a caller outside the
-    // binary).
+    // The context's frames: each call site's inline frames, outermost
+    // first. A call site without a name (no line information, no call
+    // probe) cuts the context there: what is outside it stays unknown, as
+    // for a caller outside the binary.
     std::vector<SampleContextFrameVector> Groups;
     T.path(Ctx, Path);
     for (Loc Ret : Path) {
       std::optional<uint64_t> Call =
           locDso(Ret) == Dso ? O.callBefore(locOffset(Ret)) : std::nullopt;
-      ArrayRef<SourceFrame> Site =
-          Call ? Sym.frames(*Call) : ArrayRef<SourceFrame>();
-      if (Site.empty()) {
+      const CallSiteInfo *C = Call ? &callSiteAt(*Call) : nullptr;
+      if (!C || C->Kind == SiteKind::None) {
         ++St.CallSitesNoDebug;
         Groups.clear();
         continue;
       }
-      Groups.emplace_back();
-      appendFrames(Groups.back(), Site, /*WithInnermostLocation=*/true);
+      if (C->Kind == SiteKind::Restart)
+        Groups.clear();
+      Groups.push_back(C->Group);
     }
     uint32_t Base = Flat.base(Groups);
     BinaryProfile P = buildBinaryProfile(CRaw, Dso, Image, BO);
@@ -436,11 +603,11 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
         continue;
       ArrayRef<Inst> Insts = Image.instructions(F);
       const std::vector<InstSite> &FS = sitesOf(F);
-      // Every instruction of a function that ran in this context: code
-      // that did not run gets an explicit 0, as in the line-based profile
-      // (clang takes a line with no record as unknown, and leaves a branch
-      // between a counted arm and an unknown one without weights).
-      // Walk InstCounts beside Insts, both in address order (as
+      // Every site of a function that ran in this context: code that did
+      // not run gets an explicit 0, as in the context-free profiles (clang
+      // takes a location with no record as unknown, and leaves a branch
+      // between a counted arm and an unknown one without weights). Walk
+      // InstCounts beside the sites, both in address order (as
       // BinaryProfile and FlowInference write it; sorted here if not).
       std::vector<std::pair<uint64_t, uint64_t>> Sorted;
       ArrayRef<std::pair<uint64_t, uint64_t>> Counts = Cfg.InstCounts;
@@ -451,46 +618,57 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
       }
       size_t C = 0;
       FlatProfiles::Node *N = nullptr;
-      uint32_t Last = ~0u;
-      for (size_t K = 0; K < Insts.size(); ++K) {
-        while (C < Counts.size() && Counts[C].first < Insts[K].Addr)
+      uint64_t Last = ~0ULL;
+      for (const InstSite &S : FS) {
+        while (C < Counts.size() && Counts[C].first < S.Addr)
           ++C;
-        uint64_t Count = C < Counts.size() && Counts[C].first == Insts[K].Addr
+        uint64_t Count = C < Counts.size() && Counts[C].first == S.Addr
                              ? Counts[C].second
                              : 0;
-        const InstSite &S = FS[K];
         if (S.Suffix == ~0u)
           continue;
-        if (S.Suffix != Last) {
-          N = &Flat.at(Base, S.Suffix);
-          Last = S.Suffix;
+        uint64_t Key = (uint64_t(S.Restart ? Root : Base) << 32) | S.Suffix;
+        if (Key != Last) {
+          N = &Flat.at(uint32_t(Key >> 32), S.Suffix);
+          Last = Key;
         }
-        // Executed bytes, as the line-based profile counts totals.
+        // Executed bytes (line-based, as its context-free profile counts
+        // totals) or probe executions.
         N->Total += Count * S.Size;
-        uint64_t &Max = N->BodyMax[S.Loc];
-        Max = std::max(Max, Count * S.Dup);
+        uint64_t &B = N->Body[S.Loc];
+        B = Names->ProbeBased ? B + Count : std::max(B, Count * S.Dup);
       }
       // Calls from this context: targets at the call site, head samples
       // in the callee's context (this one plus the call site).
       for (const Edge &E : Cfg.Taken) {
         int Idx = instIndexAt(Insts, E.From);
         int Callee = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
-        if (Idx < 0 || Callee < 0 || Image.functions()[Callee].Start != E.To)
+        if (Idx < 0 || Callee < 0 || Image.functions()[Callee].Start != E.To ||
+            Image.functions()[Callee].Parent >= 0)
           continue;
         InstKind K = Insts[Idx].Kind;
-        if (K != InstKind::Call && K != InstKind::IndirectCall)
+        bool IsCall = K == InstKind::Call || K == InstKind::IndirectCall;
+        bool IsTailCall =
+            Names->ProbeBased &&
+            (K == InstKind::UncondBranch || K == InstKind::IndirectBranch ||
+             K == InstKind::CondBranch) &&
+            functionFamily(Image, unsigned(Callee)) != functionFamily(Image, F);
+        if (!IsCall && !IsTailCall)
           continue;
-        ArrayRef<SourceFrame> Site = Sym.frames(E.From);
-        ArrayRef<SourceFrame> Target = Sym.frames(E.To);
-        if (Site.empty() || Target.empty())
+        const CallSiteInfo &Site = callSiteAt(E.From);
+        StringRef CalleeName = Names->calleeName(unsigned(Callee));
+        if (Site.Kind == SiteKind::None || CalleeName.empty())
           continue;
-        StringRef CalleeName = Target.back().Function;
-        Flat.at(Base, FS[Idx].Suffix)
-            .Calls[{FS[Idx].Loc, CalleeName}] += E.Count;
-        std::vector<SampleContextFrameVector> CalleeGroups = Groups;
-        CalleeGroups.emplace_back();
-        appendFrames(CalleeGroups.back(), Site,
-                     /*WithInnermostLocation=*/true);
+        bool Restart = Site.Kind == SiteKind::Restart;
+        Flat.at(Restart ? Root : Base, Site.Suffix)
+            .Calls[{Site.Loc, CalleeName}] += E.Count;
+        // A tail call's callee runs in its caller's caller's context.
+        if (!IsCall)
+          continue;
+        std::vector<SampleContextFrameVector> CalleeGroups;
+        if (!Restart)
+          CalleeGroups = Groups;
+        CalleeGroups.push_back(Site.Group);
         SampleContextFrameVector CalleeLeaf;
         CalleeLeaf.emplace_back(FunctionId(CalleeName), LineLocation(0, 0));
         Flat.at(Flat.base(CalleeGroups), Flat.Suffixes.intern(CalleeLeaf))
@@ -507,8 +685,8 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   // every caller. On sqlite (callgrind estcyc speedup over -O2): all
   // contexts kept 1.041; callee limit 150 bytes 1.075, 400 1.073, 1000
   // 1.076; the line-based profile 1.074. Inlined code (DWARF inline
-  // frames) always stays with its outlined function, as in the line-based
-  // profile.
+  // frames, probe inline trees) always stays with its outlined function,
+  // as in the context-free profiles.
   if (Opts.PreInline) {
     StringMap<uint64_t> Size;
     for (const FunctionSym &F : Image.functions()) {
@@ -524,7 +702,24 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
              Sz <= Opts.CalleeSizeLimit;
     });
   }
-  Flat.emit();
+  // Probe-based profiles carry each function's CFG checksum, and say which
+  // contexts the pre-inliner kept (clang inlines those, as it does for
+  // llvm-profgen's) and which were inlined in the profiled binary.
+  StringMap<uint64_t> Hash;
+  if (Opts.Probes)
+    for (const ProbeFunctionDesc &D : Opts.Probes->descs())
+      Hash[D.Name] = D.Hash;
+  Flat.emit([&](FunctionSamples &FS, uint32_t Base, uint32_t Suffix) {
+    if (!Opts.Probes)
+      return;
+    FS.setFunctionHash(Hash.lookup(FS.getFunction().stringRef()));
+    if (Flat.Suffixes.get(Suffix).size() > 1)
+      FS.getContext().setAttribute(ContextWasInlined);
+    if (Opts.PreInline && (Base != Root || Flat.Suffixes.get(Suffix).size() > 1)) {
+      FS.getContext().setAttribute(ContextShouldBeInlined);
+      R.PreInlined = true;
+    }
+  });
   St.ContextProfiles = R.Profiles.size();
   ProfileConverter(R.Profiles).convertCSProfiles();
   St.TopLevel = R.Profiles.size();
@@ -557,11 +752,12 @@ void printContextProfileStats(const ContextProfileStats &S,
   OS << format("  contexts in this binary: %llu; call contexts moved to base "
                "profiles (calls under the hot count %llu, or callee over the "
                "size limit): %llu; context profiles: %llu; call sites without "
-               "line info: %llu\n",
+               "%s: %llu\n",
                (unsigned long long)S.Contexts,
                (unsigned long long)S.HotCallCount,
                (unsigned long long)S.ContextsMoved,
                (unsigned long long)S.ContextProfiles,
+               S.ProbeBased ? "a call probe" : "line info",
                (unsigned long long)S.CallSitesNoDebug);
   OS << format("  top-level profiles: %llu, total samples: %llu\n",
                (unsigned long long)S.TopLevel,

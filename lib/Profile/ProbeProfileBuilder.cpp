@@ -21,12 +21,6 @@ namespace lbr2prof {
 
 namespace {
 
-/// The first function of a .cold/.part family (the parent).
-unsigned familyOf(const BinaryImage &Image, unsigned F) {
-  int P = Image.functions()[F].Parent;
-  return P >= 0 ? unsigned(P) : F;
-}
-
 class Builder {
 public:
   Builder(const BinaryProfile &P, const BinaryImage &Image,
@@ -49,33 +43,15 @@ private:
   /// created on first use with the checksums; null if a function on the
   /// way has no descriptor.
   FunctionSamples *nodeFor(const Probe &Q) {
-    ArrayRef<InlineFrame> Ctx = Probes.contexts()[Q.Context];
-    // The GUID of the function inlined at frame K (the caller of K + 1).
-    auto calleeAt = [&](size_t K) {
-      return K + 1 < Ctx.size() ? Ctx[K + 1].CallerGuid : Q.Guid;
-    };
-    // Call-site index 0 means the inlined call had no call probe (a call
-    // made by an optimization): the caller's IR has no site to hang the
-    // inlinee on, and clang would drop it as a mismatched call site. As
-    // llvm-profgen does, the context restarts at the inlinee, which
-    // becomes a top-level profile.
-    size_t First = 0;
-    uint64_t TopGuid = Ctx.empty() ? Q.Guid : Ctx.front().CallerGuid;
-    for (size_t K = 0; K < Ctx.size(); ++K)
-      if (Ctx[K].SiteIndex == 0) {
-        First = K + 1;
-        TopGuid = calleeAt(K);
-      }
-    const ProbeFunctionDesc *Top = Probes.desc(TopGuid);
-    if (!Top)
+    // Call-site index 0 restarts the chain at the inlinee, which becomes a
+    // top-level profile (PseudoProbes::inlineChain).
+    if (!Probes.inlineChain(Q, Chain))
       return nullptr;
-    FunctionSamples *FS = &topLevel(*Top);
-    for (size_t K = First; K < Ctx.size(); ++K) {
-      const ProbeFunctionDesc *D = Probes.desc(calleeAt(K));
-      if (!D)
-        return nullptr;
+    FunctionSamples *FS = &topLevel(*Chain.front().first);
+    for (size_t K = 1; K < Chain.size(); ++K) {
+      const ProbeFunctionDesc *D = Chain[K].first;
       FunctionSamplesMap &Inl =
-          FS->functionSamplesAt(LineLocation(Ctx[K].SiteIndex, 0));
+          FS->functionSamplesAt(LineLocation(Chain[K - 1].second, 0));
       auto [It, New] = Inl.try_emplace(FunctionId(D->Name));
       if (New) {
         It->second.setFunction(FunctionId(D->Name));
@@ -92,15 +68,8 @@ private:
     return FS;
   }
 
-  /// The profile name of function F: the descriptor name of its own
-  /// (not inlined) probes; "" if it has none.
   StringRef probedName(unsigned F) {
-    const FunctionSym &S = Image.functions()[F];
-    for (const Probe &Q : Probes.probesIn(S.Start, S.End))
-      if (Q.Context == 0)
-        if (const ProbeFunctionDesc *D = Probes.desc(Q.Guid))
-          return D->Name;
-    return "";
+    return Probes.nameOf(Image.functions()[F]);
   }
 
   void addBodySamples() {
@@ -110,9 +79,9 @@ private:
     std::set<unsigned> Families;
     for (const auto &[F, Cfg] : P.Functions)
       if (!Cfg.InstCounts.empty())
-        Families.insert(familyOf(Image, F));
+        Families.insert(functionFamily(Image, F));
     for (unsigned F = 0; F < Image.functions().size(); ++F) {
-      if (!Families.count(familyOf(Image, F)))
+      if (!Families.count(functionFamily(Image, F)))
         continue;
       const FunctionSym &S = Image.functions()[F];
       DenseMap<uint64_t, uint64_t> Counts;
@@ -133,7 +102,7 @@ private:
         FS->addBodySamples(Q.Index, Q.Discriminator, C);
         ++(C ? St.ProbesCounted : St.ProbesZero);
       }
-      ProbesPerFunction[familyOf(Image, F)] += In.size();
+      ProbesPerFunction[functionFamily(Image, F)] += In.size();
     }
   }
 
@@ -154,7 +123,7 @@ private:
         bool IsTailCall =
             (K == InstKind::UncondBranch || K == InstKind::IndirectBranch ||
              K == InstKind::CondBranch) &&
-            familyOf(Image, unsigned(Callee)) != familyOf(Image, F);
+            functionFamily(Image, unsigned(Callee)) != functionFamily(Image, F);
         if (!IsCall && !IsTailCall)
           continue;
         ++St.Calls;
@@ -218,6 +187,7 @@ private:
   ProbeProfileResult &R;
   /// Probe instances per function family that ran.
   std::map<unsigned, uint64_t> ProbesPerFunction;
+  std::vector<std::pair<const ProbeFunctionDesc *, uint32_t>> Chain;
 };
 
 } // namespace

@@ -119,12 +119,15 @@ Error writeSampleProfile(SampleProfileMap &Profiles, StringRef Path,
                        W.getError().message());
     if (Opts.UseMD5)
       (*W)->setUseMD5();
-    // LLVM's writers read this process-wide flag; set it for this write
-    // only.
+    // LLVM's writers read these process-wide flags; set them for this
+    // write only.
     bool WasProbeBased = FunctionSamples::ProfileIsProbeBased;
+    bool WasPreInlined = FunctionSamples::ProfileIsPreInlined;
     FunctionSamples::ProfileIsProbeBased = Opts.ProbeBased;
+    FunctionSamples::ProfileIsPreInlined = Opts.PreInlined;
     std::error_code EC = (*W)->write(Profiles);
     FunctionSamples::ProfileIsProbeBased = WasProbeBased;
+    FunctionSamples::ProfileIsPreInlined = WasPreInlined;
     if (EC)
       return makeError("{0}: cannot write the profile: {1}", Path,
                        EC.message());

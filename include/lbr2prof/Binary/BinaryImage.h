@@ -118,6 +118,12 @@ private:
   std::unique_ptr<Impl> I;
 };
 
+/// The first function of F's .cold/.part family (its parent), or F.
+inline unsigned functionFamily(const BinaryImage &Image, unsigned F) {
+  int P = Image.functions()[F].Parent;
+  return P >= 0 ? unsigned(P) : F;
+}
+
 /// Index in Insts of the instruction starting at Addr, or -1.
 int instIndexAt(llvm::ArrayRef<Inst> Insts, uint64_t Addr);
 

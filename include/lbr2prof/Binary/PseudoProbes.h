@@ -90,6 +90,20 @@ public:
   const ProbeFunctionDesc *desc(uint64_t Guid) const;
   /// Every descriptor, sorted by GUID.
   llvm::ArrayRef<ProbeFunctionDesc> descs() const { return Descs; }
+  /// The functions probe Q's code is in, outermost first, each with the
+  /// call-site probe index at which it calls the next (0 for the last,
+  /// Q's own function). A frame whose site index is 0 (an inlined call
+  /// that had no call probe: a call made by an optimization) has no site
+  /// in its caller's IR to hang the inlinee on, so the chain restarts
+  /// after it, as llvm-profgen does; Restarted tells. False if a function
+  /// on the way has no descriptor.
+  bool inlineChain(const Probe &Q,
+                   std::vector<std::pair<const ProbeFunctionDesc *, uint32_t>>
+                       &Out,
+                   bool *Restarted = nullptr) const;
+  /// The profile name of the outlined function F: the descriptor name of
+  /// its own (not inlined) probes; "" if it has none.
+  llvm::StringRef nameOf(const FunctionSym &F) const;
   /// The outermost function of probe P (P's own GUID when not inlined).
   uint64_t topGuid(const Probe &P) const {
     return P.Context ? Contexts[P.Context].front().CallerGuid : P.Guid;

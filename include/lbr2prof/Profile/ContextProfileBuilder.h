@@ -5,19 +5,25 @@
 // Aggregate/Contexts.h):
 //  - each calling context's branches and ranges are validated and turned
 //    into instruction counts as for the whole program (BinaryProfile);
-//  - a context's frames are its call sites, each symbolized with its inline
-//    stack: [main:3 @ parse:12 @ lex] for code of lex called from parse's
-//    line +12, called from main's line +3;
-//  - body samples (maximum per location), call targets and head samples go
-//    to the profile of the innermost frame of each context, total samples
-//    count executed bytes as in the line-based profile;
-//  - contexts colder than the profile's cold count are merged into their
-//    function's base profile (SampleContextTrimmer), then the contexts are
-//    nested under their callers' call sites (ProfileConverter), the form
-//    llvm-profgen 19 writes by default and clang reads as a plain profile:
-//    a call site with a nested profile is an inlining candidate, and clang
-//    merges the nested profile back into the callee where it does not
-//    inline it.
+//  - code is named by DWARF lines (line-based) or by pseudo probes
+//    (probe-based, CSSPGO); a context's frames are its call sites, each
+//    with its inline frames: [main:3 @ parse:12 @ lex] for code of lex
+//    called from parse's line +12 (or call probe 12), called from main's
+//    line +3;
+//  - body samples, call targets and head samples go to the profile of the
+//    innermost frame of each context: a line takes its hottest
+//    instruction's count, a probe the sum of its instances'; total samples
+//    count executed bytes (line-based) or probe executions (probe-based),
+//    as the context-free profiles do;
+//  - a pre-inliner keeps a call context only for hot calls into small
+//    functions, merging the others into their function's base profile;
+//    then the contexts are nested under their callers' call sites
+//    (ProfileConverter), the form llvm-profgen 19 writes by default and
+//    clang reads as a plain profile: a call site with a nested profile is
+//    an inlining candidate, and clang merges the nested profile back into
+//    the callee where it does not inline it;
+//  - probe-based profiles also carry each function's CFG checksum and the
+//    pre-inliner's decisions (ContextShouldBeInlined), which clang follows.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_PROFILE_CONTEXTPROFILEBUILDER_H
@@ -26,6 +32,7 @@
 #include "lbr2prof/Aggregate/Contexts.h"
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Binary/BinaryImage.h"
+#include "lbr2prof/Binary/PseudoProbes.h"
 #include "lbr2prof/Binary/Symbolizer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -79,6 +86,8 @@ struct ContextProfileOptions {
   /// the function's base profile.
   bool PreInline = true;
   uint64_t CalleeSizeLimit = 1000;
+  /// Name code by these pseudo probes (CSSPGO) rather than by DWARF lines.
+  const PseudoProbes *Probes = nullptr;
 };
 
 struct ContextProfileStats {
@@ -86,7 +95,9 @@ struct ContextProfileStats {
   uint64_t ContextProfiles = 0;   ///< (context, function) profiles built
   uint64_t ContextsMoved = 0;     ///< call contexts moved to base profiles
   uint64_t HotCallCount = 0;      ///< calls a kept context needs
-  uint64_t CallSitesNoDebug = 0;  ///< context frames without line info
+  uint64_t CallSitesNoDebug = 0;  ///< context frames without a name (line
+                                  ///< info, or a call probe)
+  bool ProbeBased = false;
   uint64_t TopLevel = 0;          ///< top-level profiles written
   uint64_t TotalSamples = 0;
 };
@@ -96,21 +107,27 @@ struct ContextProfileResult {
   ContextProfileStats Stats;
   /// Storage of the context frames the profiles refer to.
   std::deque<llvm::sampleprof::SampleContextFrameVector> Frames;
+  /// Some context is marked ContextShouldBeInlined (probe-based profiles
+  /// after the pre-inliner): write it as pre-inlined
+  /// (FunctionSamples::ProfileIsPreInlined), so clang follows the marks.
+  bool PreInlined = false;
 };
 
-/// The addresses buildContextProfile() symbolizes (give them to
-/// Symbolizer::prefetch() first): the call sites of every context and every
-/// instruction of each function some context touched.
+/// The addresses a line-based buildContextProfile() symbolizes (give them
+/// to Symbolizer::prefetch() first): the call sites of every context and
+/// every instruction of each function some context touched.
 std::vector<uint64_t> contextProfileAddresses(const RawProfile &Raw, int Dso,
                                               const BinaryImage &Image,
                                               const BinaryTransferOracle &O);
 
-/// Builds the nested context-sensitive profile of DSO index Dso. Names in
-/// the result point into Sym, which must outlive it.
+/// Builds the nested context-sensitive profile of DSO index Dso: line-based
+/// through Sym, or probe-based (CSSPGO) through Opts.Probes (Sym unused,
+/// may be null). Names in the result point into Sym, Opts.Probes and
+/// Image, which must outlive it.
 ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
                                          const BinaryImage &Image,
                                          const BinaryTransferOracle &O,
-                                         Symbolizer &Sym,
+                                         Symbolizer *Sym,
                                          const ContextProfileOptions &Opts);
 
 void printContextProfileStats(const ContextProfileStats &S,

@@ -26,6 +26,11 @@ struct SampleWriterOptions {
   /// CFG checksums are written (text: "!CFGChecksum:", extbinary: the
   /// function metadata section, flagged probe-based).
   bool ProbeBased = false;
+  /// Some contexts carry the pre-inliner's ContextShouldBeInlined mark:
+  /// written as a pre-inlined profile (FunctionSamples::
+  /// ProfileIsPreInlined: text "!Attributes:", extbinary's attribute
+  /// metadata and summary flag), so clang inlines where it says.
+  bool PreInlined = false;
 };
 
 /// The largest body-sample or call-target count written: clang turns them
