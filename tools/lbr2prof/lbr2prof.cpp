@@ -88,7 +88,9 @@ int main(int argc, char **argv) {
                  "Context-sensitive profiles: keep a calling context only "
                  "for hot calls into functions of at most this many bytes "
                  "(where clang should inline them); other contexts go to "
-                 "the function's base profile; 0 keeps all (default 1000)");
+                 "the function's base profile; clang inlines every kept "
+                 "context; 0 keeps all, unmarked, leaving the decisions to "
+                 "clang (default 75)");
   App.add_option("--dump", Gen.Dump,
                  "Also print a stage to stdout: raw (aggregated addresses), "
                  "cfg (per-function blocks and edges) or probes (the "

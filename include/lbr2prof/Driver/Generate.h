@@ -48,7 +48,7 @@ struct GenerateOptions {
   unsigned MaxContextDepth = 0;
   /// A call context stays a context only for hot calls into functions of at
   /// most this many bytes (0: keep every context). See ContextProfileOptions.
-  uint64_t CSMaxCalleeSize = 1000;
+  uint64_t CSMaxCalleeSize = 75;
   /// Exact counts from an emulator truth file (utils/lbr-record --truth)
   /// instead of perf.data inputs: a profile of the exact execution.
   std::string FromTruth;

@@ -22,8 +22,9 @@
 //    clang reads as a plain profile: a call site with a nested profile is
 //    an inlining candidate, and clang merges the nested profile back into
 //    the callee where it does not inline it;
-//  - probe-based profiles also carry each function's CFG checksum and the
-//    pre-inliner's decisions (ContextShouldBeInlined), which clang follows.
+//  - the pre-inliner's decisions are marked (ContextShouldBeInlined) and
+//    clang follows them; probe-based profiles also carry each function's
+//    CFG checksum.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_PROFILE_CONTEXTPROFILEBUILDER_H
@@ -83,9 +84,12 @@ struct ContextProfileOptions {
   bool InferFlow = false;
   /// Keep a call context only where clang should inline it: hot calls
   /// into a function of at most CalleeSizeLimit bytes; the others go to
-  /// the function's base profile.
+  /// the function's base profile. The kept ones are marked
+  /// ContextShouldBeInlined, which clang follows without its own cost
+  /// model: the limit is what bounds code growth (see
+  /// buildContextProfile for the measurements behind the default).
   bool PreInline = true;
-  uint64_t CalleeSizeLimit = 1000;
+  uint64_t CalleeSizeLimit = 75;
   /// Name code by these pseudo probes (CSSPGO) rather than by DWARF lines.
   const PseudoProbes *Probes = nullptr;
 };
@@ -107,8 +111,8 @@ struct ContextProfileResult {
   ContextProfileStats Stats;
   /// Storage of the context frames the profiles refer to.
   std::deque<llvm::sampleprof::SampleContextFrameVector> Frames;
-  /// Some context is marked ContextShouldBeInlined (probe-based profiles
-  /// after the pre-inliner): write it as pre-inlined
+  /// Some context is marked ContextShouldBeInlined (after the
+  /// pre-inliner): write it as pre-inlined
   /// (FunctionSamples::ProfileIsPreInlined), so clang follows the marks.
   bool PreInlined = false;
 };
