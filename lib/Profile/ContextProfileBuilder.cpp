@@ -101,36 +101,61 @@ std::optional<uint64_t> BinaryTransferOracle::callBefore(uint64_t Off) const {
 
 namespace {
 
-/// One context's counts as a RawProfile (so buildBinaryProfile validates
-/// them as it does the whole program's), on the recording's weight scale.
-RawProfile contextRaw(const RawProfile &Raw) {
+/// One branch or range of one context.
+struct ContextEntry {
+  uint32_t Ctx = 0;
+  bool IsRange = false;
+  Loc A = 0, B = 0;
+  ContextCount C;
+};
+
+/// The context-keyed counts with an end in DSO Dso, grouped by context (ids
+/// ascending; within one, branches then ranges, each in map order), so
+/// that one context's RawProfile at a time is built from them.
+std::vector<ContextEntry> entriesByContext(const RawProfile &Raw, int Dso) {
+  std::vector<ContextEntry> All;
+  auto collect = [&](const auto &From, bool IsRange) {
+    for (const auto &[K, V] : From)
+      if (locDso(K.A) == Dso || locDso(K.B) == Dso)
+        All.push_back({K.Ctx, IsRange, K.A, K.B, V});
+  };
+  collect(Raw.Contexts.Branches, false);
+  collect(Raw.Contexts.Ranges, true);
+  // A counting sort: stable, linear in the entries and contexts.
+  std::vector<size_t> Next(Raw.Contexts.Trie.size() + 1);
+  for (const ContextEntry &E : All)
+    ++Next[E.Ctx + 1];
+  for (size_t K = 1; K < Next.size(); ++K)
+    Next[K] += Next[K - 1];
+  std::vector<ContextEntry> Sorted(All.size());
+  for (const ContextEntry &E : All)
+    Sorted[Next[E.Ctx]++] = E;
+  return Sorted;
+}
+
+/// The context of Entries[I], from I onwards, as a RawProfile (so
+/// buildBinaryProfile validates it as it does the whole program's), on the
+/// recording's weight scale; I moves past it.
+RawProfile nextContext(const RawProfile &Raw, ArrayRef<ContextEntry> Entries,
+                       size_t &I) {
   RawProfile R;
   R.WeightedEntries = Raw.WeightedEntries;
   R.TotalWeight = Raw.TotalWeight;
   R.SamplesWithoutPeriod = Raw.SamplesWithoutPeriod;
+  for (uint32_t Ctx = Entries[I].Ctx; I < Entries.size() && Entries[I].Ctx == Ctx;
+       ++I) {
+    const ContextEntry &E = Entries[I];
+    if (E.IsRange) {
+      RangeCount &C = R.Ranges[{E.A, E.B}];
+      C.Count += E.C.Count;
+      C.Weight += E.C.Weight;
+    } else {
+      BranchCount &C = R.Branches[{E.A, E.B}];
+      C.Count += E.C.Count;
+      C.Weight += E.C.Weight;
+    }
+  }
   return R;
-}
-
-/// Groups the context-keyed counts by context, keeping those with an end in
-/// DSO Dso.
-std::map<uint32_t, RawProfile> splitByContext(const RawProfile &Raw, int Dso) {
-  std::map<uint32_t, RawProfile> By;
-  auto mine = [&](const ContextKey &K) {
-    return locDso(K.A) == Dso || locDso(K.B) == Dso;
-  };
-  // Branches into RawProfile::Branches, ranges into ::Ranges.
-  auto split = [&](const auto &From, auto Into) {
-    for (const auto &[K, V] : From)
-      if (mine(K)) {
-        auto It = By.try_emplace(K.Ctx, contextRaw(Raw)).first;
-        auto &C = (It->second.*Into)[{K.A, K.B}];
-        C.Count += V.Count;
-        C.Weight += V.Weight;
-      }
-  };
-  split(Raw.Contexts.Branches, &RawProfile::Branches);
-  split(Raw.Contexts.Ranges, &RawProfile::Ranges);
-  return By;
 }
 
 /// Appends the frames of an inline stack (innermost first), outermost
@@ -574,7 +599,10 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
     return C;
   };
 
-  for (auto &[Ctx, CRaw] : splitByContext(Raw, Dso)) {
+  std::vector<ContextEntry> Entries = entriesByContext(Raw, Dso);
+  for (size_t I = 0; I < Entries.size();) {
+    uint32_t Ctx = Entries[I].Ctx;
+    RawProfile CRaw = nextContext(Raw, Entries, I);
     ++St.Contexts;
     // The context's frames: each call site's inline frames, outermost
     // first. A call site without a name (no line information, no call
@@ -729,6 +757,21 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   });
   St.ContextProfiles = R.Profiles.size();
   ProfileConverter(R.Profiles).convertCSProfiles();
+  // The writers sort profiles by their counts, but the extbinary function
+  // metadata follows the map's own order, which is the order profiles were
+  // made in: context ids, which depend on how threads split the input.
+  // Made again in name order, the file is the same from run to run (and
+  // should a name come twice, its profiles add up).
+  std::vector<FunctionSamples *> ByName;
+  for (auto &KV : R.Profiles)
+    ByName.push_back(&KV.second);
+  llvm::sort(ByName, [](const FunctionSamples *A, const FunctionSamples *B) {
+    return A->getFunction().stringRef() < B->getFunction().stringRef();
+  });
+  SampleProfileMap Ordered;
+  for (FunctionSamples *FS : ByName)
+    Ordered.create(FS->getContext()).merge(*FS);
+  R.Profiles = std::move(Ordered);
   St.TopLevel = R.Profiles.size();
   for (const auto &KV : R.Profiles)
     St.TotalSamples += KV.second.getTotalSamples();
