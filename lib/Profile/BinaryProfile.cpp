@@ -23,13 +23,39 @@ void bump(ProfileStats::Reason &R, uint64_t N) {
 /// Per-function working state.
 struct Work {
   std::vector<uint64_t> Leaders; // sorted block starts
+  size_t StaticLeaders = 0;      // the first ones, sorted and unique
   std::vector<int64_t> Delta;    // per instruction index, prefix-summed later
   DenseMap<std::pair<uint64_t, uint64_t>, uint64_t> FallThrough;
   std::vector<Edge> Taken;
   uint64_t EntryCount = 0;
 };
 
+/// The static leaders of F, sorted and unique.
+std::vector<uint64_t> staticLeaders(const BinaryImage &Image, unsigned F) {
+  const FunctionSym &FS = Image.functions()[F];
+  ArrayRef<Inst> I = Image.instructions(F);
+  std::vector<uint64_t> L{FS.Start};
+  for (size_t K = 0; K < I.size(); ++K) {
+    if (isTerminator(I[K].Kind) && K + 1 < I.size())
+      L.push_back(I[K + 1].Addr);
+    if ((I[K].Kind == InstKind::CondBranch ||
+         I[K].Kind == InstKind::UncondBranch) &&
+        I[K].Target >= FS.Start && I[K].Target < FS.End)
+      L.push_back(I[K].Target);
+  }
+  llvm::sort(L);
+  L.erase(std::unique(L.begin(), L.end()), L.end());
+  return L;
+}
+
 } // namespace
+
+ArrayRef<uint64_t> LeaderCache::of(const BinaryImage &Image, unsigned F) {
+  auto [It, New] = Leaders.try_emplace(F);
+  if (New)
+    It->second = staticLeaders(Image, F);
+  return It->second;
+}
 
 BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
                                  const BinaryImage &Image,
@@ -105,18 +131,14 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
   std::map<unsigned, Work> W;
   for (unsigned F : Funcs) {
     Work &Wk = W[F];
-    const FunctionSym &FS = Image.functions()[F];
-    ArrayRef<Inst> I = Image.instructions(F);
-    Wk.Leaders.push_back(FS.Start);
-    for (size_t K = 0; K < I.size(); ++K) {
-      if (isTerminator(I[K].Kind) && K + 1 < I.size())
-        Wk.Leaders.push_back(I[K + 1].Addr);
-      if ((I[K].Kind == InstKind::CondBranch ||
-           I[K].Kind == InstKind::UncondBranch) &&
-          I[K].Target >= FS.Start && I[K].Target < FS.End)
-        Wk.Leaders.push_back(I[K].Target);
+    if (Opts.Leaders) {
+      ArrayRef<uint64_t> L = Opts.Leaders->of(Image, F);
+      Wk.Leaders.assign(L.begin(), L.end());
+    } else {
+      Wk.Leaders = staticLeaders(Image, F);
     }
-    Wk.Delta.assign(I.size() + 1, 0);
+    Wk.StaticLeaders = Wk.Leaders.size();
+    Wk.Delta.assign(Image.instructions(F).size() + 1, 0);
   }
   // Check each branch against the disassembly: LBR entries that the code
   // cannot produce mean a different binary (or a corrupt record) and would
@@ -164,10 +186,18 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     }
   }
   P.Branches = std::move(Kept);
+  // Jump targets seen (appended after the static leaders) join them.
   for (auto &[F, Wk] : W) {
-    std::sort(Wk.Leaders.begin(), Wk.Leaders.end());
-    Wk.Leaders.erase(std::unique(Wk.Leaders.begin(), Wk.Leaders.end()),
-                     Wk.Leaders.end());
+    auto Static = Wk.Leaders.begin() + Wk.StaticLeaders;
+    if (Static == Wk.Leaders.end())
+      continue;
+    std::sort(Static, Wk.Leaders.end());
+    std::vector<uint64_t> All;
+    All.reserve(Wk.Leaders.size());
+    std::merge(Wk.Leaders.begin(), Static, Static, Wk.Leaders.end(),
+               std::back_inserter(All));
+    All.erase(std::unique(All.begin(), All.end()), All.end());
+    Wk.Leaders = std::move(All);
   }
 
   // 4. Validate each distinct range, then count instructions and

@@ -566,6 +566,8 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   BinaryProfileOptions BO;
   BO.Threads = 1;
   BO.InferFlow = Opts.InferFlow;
+  LeaderCache Leaders;
+  BO.Leaders = &Leaders;
   std::unique_ptr<CodeNames> Names;
   if (Opts.Probes)
     Names = std::make_unique<ProbeNames>(Image, *Opts.Probes);

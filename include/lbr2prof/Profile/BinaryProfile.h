@@ -19,6 +19,8 @@
 
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Binary/BinaryImage.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <vector>
@@ -88,10 +90,25 @@ struct BinaryProfile {
   ProfileStats Stats;
 };
 
+/// The block leaders every profile of a function starts from: its entry,
+/// the instruction after each terminator, the direct branch targets inside
+/// it; sorted, unique, found once per function. For callers that build
+/// many profiles of one binary (one per calling context). Not thread-safe.
+class LeaderCache {
+public:
+  llvm::ArrayRef<uint64_t> of(const BinaryImage &Image, unsigned F);
+
+private:
+  llvm::DenseMap<unsigned, std::vector<uint64_t>> Leaders;
+};
+
 struct BinaryProfileOptions {
   unsigned Threads = 1;
   /// Make each function's counts flow-consistent (FlowInference.h).
   bool InferFlow = false;
+  /// Static leaders from here (kept for the next call) rather than found
+  /// anew.
+  LeaderCache *Leaders = nullptr;
 };
 
 /// Builds the profile of DSO index Dso (as numbered by the aggregator's
