@@ -326,13 +326,22 @@ public:
         std::vector<SampleContextFrameVector> G = groupsOf(Base);
         NewBase = base(ArrayRef(G).drop_front(Cut));
       }
-      Node &To = Out[(uint64_t(NewBase) << 32) | Suffix];
+      auto [It, New] = Out.try_emplace((uint64_t(NewBase) << 32) | Suffix);
+      Node &To = It->second;
+      // Moved where it is the first at its place (most are), added up
+      // otherwise; either way the old node's memory goes now, not after
+      // the loop.
+      if (New) {
+        To = std::move(N);
+        continue;
+      }
       for (const auto &[L, C] : N.Body)
         To.Body[L] += C;
       for (const auto &[LN, C] : N.Calls)
         To.Calls[LN] += C;
       To.Head += N.Head;
       To.Total += N.Total;
+      N = Node();
     }
     Nodes = std::move(Out);
     return Rejected;
