@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/pgo/compare-cs.sh PROGRAM [-r ROUNDS] [--no-callgrind]
+# bench/pgo/compare-cs.sh sqlite|gawk|lua [-r ROUNDS] [--no-callgrind]
 #
 # Beyond line-based profiles, from one set of measurements: what
 # context-sensitive (CS) and pseudo-probe profiles buy, lbr2prof's and
@@ -28,7 +28,7 @@
 # tree's build/bin/lbr2prof). Needs bench/pgo/setup.sh's sources and inputs
 # (run first if missing).
 set -eu
-USAGE="usage: compare-cs.sh sqlite|gawk [-r ROUNDS] [--no-callgrind]"
+USAGE="usage: compare-cs.sh sqlite|gawk|lua [-r ROUNDS] [--no-callgrind]"
 . "$(dirname "$0")/common.sh"
 LBR2PROF=${LBR2PROF:-$ROOT/build/bin/lbr2prof}
 PROG=${1:-}
