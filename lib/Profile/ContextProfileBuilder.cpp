@@ -3,8 +3,9 @@
 // Per context: a RawProfile of its own (the context's branches and ranges,
 // with the whole recording's weight scale) goes through the same
 // validation as the whole program (buildBinaryProfile), then every counted
-// instruction is symbolized and put in the profile of its full context:
-// the context's call-site frames, then its own inline frames.
+// instruction (line-based) or probe (probe-based) is named through
+// CodeNames and put in the profile of its full context: the context's
+// call-site frames, then its own inline frames.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/ContextProfileBuilder.h"
