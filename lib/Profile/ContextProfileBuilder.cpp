@@ -330,8 +330,8 @@ public:
       auto [It, New] = Out.try_emplace((uint64_t(NewBase) << 32) | Suffix);
       Node &To = It->second;
       // Moved where it is the first at its place (most are), added up
-      // otherwise; either way the old node's memory goes now, not after
-      // the loop.
+      // otherwise; either way the old node's maps go now, not after the
+      // loop. Its Head stays: Keep reads it for the nodes still to come.
       if (New) {
         To = std::move(N);
         continue;
@@ -342,7 +342,8 @@ public:
         To.Calls[LN] += C;
       To.Head += N.Head;
       To.Total += N.Total;
-      N = Node();
+      N.Body.clear();
+      N.Calls.clear();
     }
     Nodes = std::move(Out);
     return Rejected;
