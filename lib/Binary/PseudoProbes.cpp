@@ -75,6 +75,14 @@ StringRef PseudoProbes::nameOf(const FunctionSym &F) const {
   return "";
 }
 
+const Probe *PseudoProbes::callProbeAt(uint64_t Addr) const {
+  const Probe *C = nullptr;
+  for (const Probe &Q : probesAt(Addr))
+    if (Q.isCall())
+      C = &Q; // sorted by inline depth: the last is the innermost
+  return C;
+}
+
 void PseudoProbes::print(raw_ostream &OS) const {
   auto nameOf = [&](uint64_t G) -> std::string {
     if (const ProbeFunctionDesc *D = desc(G))

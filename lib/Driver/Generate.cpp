@@ -218,16 +218,24 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                        listDsos());
     BinPath = Dsos[Dso].Path;
   }
-  Expected<std::unique_ptr<BinaryImage>> Img = BinaryImage::open(BinPath);
-  if (!Img) {
-    if (!Opts.Binary.empty())
-      return Img.takeError();
-    // The path the recording names: say where it came from and what to do.
-    return makeError("{0} (the busiest file of the recording, by the path it "
-                     "was mapped from; give its copy with --binary PATH)",
-                     toString(Img.takeError()));
+  // The context unwinder's image is this binary (--binary), its functions
+  // decoded already: used again rather than opened and decoded twice.
+  std::unique_ptr<BinaryImage> OwnImage;
+  if (!OracleImage) {
+    Expected<std::unique_ptr<BinaryImage>> Img = BinaryImage::open(BinPath);
+    if (!Img) {
+      if (!Opts.Binary.empty())
+        return Img.takeError();
+      // The path the recording names: say where it came from and what to
+      // do.
+      return makeError("{0} (the busiest file of the recording, by the path "
+                       "it was mapped from; give its copy with --binary "
+                       "PATH)",
+                       toString(Img.takeError()));
+    }
+    OwnImage = std::move(*Img);
   }
-  const BinaryImage &Image = **Img;
+  const BinaryImage &Image = OracleImage ? *OracleImage : *OwnImage;
   // Every mapped file that is this binary (same build-id, or same file
   // name when the recording has no build-id for it) counts as one.
   DenseMap<int, int> Same;
@@ -322,7 +330,6 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     auto writeContextProfile = [&](Symbolizer *Sym, const PseudoProbes *PP,
                                    StringRef Kind) {
       ContextProfileOptions CO;
-      CO.Threads = Threads;
       CO.InferFlow = Opts.InferFlow;
       CO.PreInline = Opts.CSMaxCalleeSize != 0;
       CO.CalleeSizeLimit = Opts.CSMaxCalleeSize;

@@ -279,6 +279,25 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
   return P;
 }
 
+EntryTransfer entryTransfer(const BinaryImage &Image, unsigned F,
+                            const Edge &E, unsigned &Callee) {
+  ArrayRef<Inst> Insts = Image.instructions(F);
+  int Idx = instIndexAt(Insts, E.From);
+  int C = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
+  if (Idx < 0 || C < 0 || Image.functions()[C].Start != E.To ||
+      Image.functions()[C].Parent >= 0)
+    return EntryTransfer::None;
+  Callee = unsigned(C);
+  InstKind K = Insts[Idx].Kind;
+  if (K == InstKind::Call || K == InstKind::IndirectCall)
+    return EntryTransfer::Call;
+  if ((K == InstKind::UncondBranch || K == InstKind::IndirectBranch ||
+       K == InstKind::CondBranch) &&
+      functionFamily(Image, Callee) != functionFamily(Image, F))
+    return EntryTransfer::TailCall;
+  return EntryTransfer::None;
+}
+
 void printCfgs(const BinaryProfile &P, const BinaryImage &Image,
                raw_ostream &OS) {
   for (const auto &[F, Cfg] : P.Functions) {

@@ -160,8 +160,9 @@ RawProfile nextContext(const RawProfile &Raw, ArrayRef<ContextEntry> Entries,
 }
 
 /// Appends the frames of an inline stack (innermost first), outermost
-/// first, each with its location; the innermost gets Leaf's location
-/// instead (the call site's own, or {0,0} for a profile's leaf frame).
+/// first, each with its location; the innermost keeps its own (a call
+/// site's) only if WithInnermostLocation, else gets {0,0} (a profile's
+/// leaf frame).
 void appendFrames(SampleContextFrameVector &V, ArrayRef<SourceFrame> Stack,
                   bool WithInnermostLocation) {
   for (size_t K = Stack.size(); K > 0; --K) {
@@ -516,10 +517,7 @@ public:
     }
   }
   SiteKind callSite(uint64_t Addr, SampleContextFrameVector &G) override {
-    const Probe *CallProbe = nullptr;
-    for (const Probe &Q : Probes.probesAt(Addr))
-      if (Q.isCall())
-        CallProbe = &Q; // the innermost, if several
+    const Probe *CallProbe = Probes.callProbeAt(Addr);
     bool Restart = false;
     if (!CallProbe ||
         !frames(*CallProbe,
@@ -529,9 +527,7 @@ public:
     return Restart ? SiteKind::Restart : SiteKind::Append;
   }
   StringRef calleeName(unsigned Callee) override {
-    StringRef Name = Probes.nameOf(Image.functions()[Callee]);
-    // Not probed: its symbol, for call promotion.
-    return Name.empty() ? StringRef(Image.functions()[Callee].Name) : Name;
+    return Probes.calleeName(Image.functions()[Callee]);
   }
 
 private:
@@ -642,7 +638,6 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
     for (const auto &[F, Cfg] : P.Functions) {
       if (Cfg.InstCounts.empty())
         continue;
-      ArrayRef<Inst> Insts = Image.instructions(F);
       const std::vector<InstSite> &FS = sitesOf(F);
       // Every site of a function that ran in this context: code that did
       // not run gets an explicit 0, as in the context-free profiles (clang
@@ -682,22 +677,13 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
       // Calls from this context: targets at the call site, head samples
       // in the callee's context (this one plus the call site).
       for (const Edge &E : Cfg.Taken) {
-        int Idx = instIndexAt(Insts, E.From);
-        int Callee = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
-        if (Idx < 0 || Callee < 0 || Image.functions()[Callee].Start != E.To ||
-            Image.functions()[Callee].Parent >= 0)
-          continue;
-        InstKind K = Insts[Idx].Kind;
-        bool IsCall = K == InstKind::Call || K == InstKind::IndirectCall;
-        bool IsTailCall =
-            Names->ProbeBased &&
-            (K == InstKind::UncondBranch || K == InstKind::IndirectBranch ||
-             K == InstKind::CondBranch) &&
-            functionFamily(Image, unsigned(Callee)) != functionFamily(Image, F);
-        if (!IsCall && !IsTailCall)
+        unsigned Callee;
+        EntryTransfer X = entryTransfer(Image, F, E, Callee);
+        bool IsCall = X == EntryTransfer::Call;
+        if (!IsCall && !(X == EntryTransfer::TailCall && Names->ProbeBased))
           continue;
         const CallSiteInfo &Site = callSiteAt(E.From);
-        StringRef CalleeName = Names->calleeName(unsigned(Callee));
+        StringRef CalleeName = Names->calleeName(Callee);
         if (Site.Kind == SiteKind::None || CalleeName.empty())
           continue;
         bool Restart = Site.Kind == SiteKind::Restart;

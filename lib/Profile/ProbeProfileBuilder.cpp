@@ -108,41 +108,24 @@ private:
 
   void addCalls() {
     ProbeProfileStats &St = R.Stats;
-    for (const auto &[F, Cfg] : P.Functions) {
-      ArrayRef<Inst> Insts = Image.instructions(F);
+    for (const auto &[F, Cfg] : P.Functions)
       for (const Edge &E : Cfg.Taken) {
-        int Idx = instIndexAt(Insts, E.From);
-        int Callee = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
-        if (Idx < 0 || Callee < 0 || Image.functions()[Callee].Start != E.To ||
-            Image.functions()[Callee].Parent >= 0)
-          continue;
-        InstKind K = Insts[Idx].Kind;
-        bool IsCall = K == InstKind::Call || K == InstKind::IndirectCall;
-        // A jump to another function's entry is a tail call (clang saw a
-        // call there, and left its call probe on the jump).
-        bool IsTailCall =
-            (K == InstKind::UncondBranch || K == InstKind::IndirectBranch ||
-             K == InstKind::CondBranch) &&
-            functionFamily(Image, unsigned(Callee)) != functionFamily(Image, F);
-        if (!IsCall && !IsTailCall)
+        // Tail calls too: clang left the call's probe on the jump.
+        unsigned Callee;
+        if (entryTransfer(Image, F, E, Callee) == EntryTransfer::None)
           continue;
         ++St.Calls;
-        const Probe *CallProbe = nullptr;
-        for (const Probe &Q : Probes.probesAt(E.From))
-          if (Q.isCall())
-            CallProbe = &Q; // the innermost, if several
+        const Probe *CallProbe = Probes.callProbeAt(E.From);
         FunctionSamples *FS = CallProbe ? nodeFor(*CallProbe) : nullptr;
         if (!FS) {
           ++St.CallsNoProbe;
           continue;
         }
-        StringRef Name = probedName(unsigned(Callee));
-        if (Name.empty()) // not probed: its symbol, for call promotion
-          Name = Image.functions()[Callee].Name;
-        FS->addCalledTargetSamples(CallProbe->Index, CallProbe->Discriminator,
-                                   FunctionId(Name), E.Count);
+        FS->addCalledTargetSamples(
+            CallProbe->Index, CallProbe->Discriminator,
+            FunctionId(Probes.calleeName(Image.functions()[Callee])),
+            E.Count);
       }
-    }
   }
 
   /// Head samples: calls and other transfers into the entry (from this

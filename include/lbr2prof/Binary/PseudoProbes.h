@@ -104,6 +104,15 @@ public:
   /// The profile name of the outlined function F: the descriptor name of
   /// its own (not inlined) probes; "" if it has none.
   llvm::StringRef nameOf(const FunctionSym &F) const;
+  /// The name a call to F's entry gives as call target: nameOf(F), or F's
+  /// symbol if it has no probes (still useful for call promotion).
+  llvm::StringRef calleeName(const FunctionSym &F) const {
+    llvm::StringRef N = nameOf(F);
+    return N.empty() ? llvm::StringRef(F.Name) : N;
+  }
+  /// The call probe of the call at Addr: the innermost, if inlining left
+  /// several there; null if none.
+  const Probe *callProbeAt(uint64_t Addr) const;
   /// The outermost function of probe P (P's own GUID when not inlined).
   uint64_t topGuid(const Probe &P) const {
     return P.Context ? Contexts[P.Context].front().CallerGuid : P.Guid;

@@ -117,6 +117,17 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
                                  const BinaryImage &Image,
                                  BinaryProfileOptions Opts = {});
 
+/// How a taken branch E of function F enters another function's entry.
+enum class EntryTransfer {
+  None,
+  Call,     ///< a call instruction
+  TailCall, ///< a jump into another family's entry (clang saw a call)
+};
+/// Classifies E; Callee gets the function entered (not a .cold/.part
+/// piece: entering one is no call).
+EntryTransfer entryTransfer(const BinaryImage &Image, unsigned F,
+                            const Edge &E, unsigned &Callee);
+
 /// Deterministic text dump of the CFGs (for tests and --dump=cfg).
 void printCfgs(const BinaryProfile &P, const BinaryImage &Image,
                llvm::raw_ostream &OS);

@@ -79,7 +79,6 @@ private:
 };
 
 struct ContextProfileOptions {
-  unsigned Threads = 1;
   /// Flow-consistent counts per context (BinaryProfileOptions::InferFlow).
   bool InferFlow = false;
   /// Keep a call context only where clang should inline it: hot calls
