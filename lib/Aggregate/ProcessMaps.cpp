@@ -7,7 +7,6 @@
 #include "lbr2prof/Aggregate/ProcessMaps.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
-#include <algorithm>
 
 using namespace llvm;
 namespace lbr2prof {
