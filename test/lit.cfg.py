@@ -75,3 +75,11 @@ if have("llvm-bolt"):
 # Headless Chromium renders the HTML report for a screenshot check.
 if have("chromium"):
     config.available_features.add("chromium")
+# Recordings made on real machines (../shared/real-perf-data, see its
+# SOURCES.md): read in place, never copied or modified. Tests that use them
+# say REQUIRES: real-perf-data and skip where the tree is absent.
+realdata = os.path.normpath(os.path.join(config.lbr2prof_src_root, "..",
+                                         "shared", "real-perf-data"))
+if os.path.isdir(os.path.join(realdata, "pdc")):
+    config.available_features.add("real-perf-data")
+config.substitutions.append(("%realdata", realdata))
