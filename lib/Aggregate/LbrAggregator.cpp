@@ -96,11 +96,12 @@ uint64_t RawProfile::estimate(double W) const {
   return V >= 1.8e19 ? ~0ULL : uint64_t(V + 0.5);
 }
 
-Loc SampleCounter::locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A) {
+Loc SampleCounter::locateUser(const ProcessMaps &Maps, uint32_t Pid,
+                              uint64_t A) {
   if (CacheValid && Pid == CachePid && A >= CacheMap.Start &&
       A < CacheMap.End)
     return makeLoc(CacheMap.Dso, CacheMap.fileOffset(A));
-  const Mapping *M = Maps.find(Pid, A);
+  const Mapping *M = Maps.findUser(Pid, A);
   if (!M)
     return ExternalLoc;
   CachePid = Pid;
@@ -109,12 +110,41 @@ Loc SampleCounter::locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A) {
   return makeLoc(M->Dso, M->fileOffset(A));
 }
 
+Loc SampleCounter::locateKernel(const ProcessMaps &Maps, uint64_t A) {
+  if (CacheKernelValid && A >= CacheKernel.Start && A < CacheKernel.End)
+    return makeLoc(CacheKernel.Dso, CacheKernel.fileOffset(A));
+  const Mapping *M = Maps.findKernel(A);
+  if (!M)
+    return ExternalLoc;
+  CacheKernel = *M;
+  CacheKernelValid = true;
+  return makeLoc(M->Dso, M->fileOffset(A));
+}
+
+Loc SampleCounter::locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A,
+                          AddrMode Mode) {
+  switch (Mode) {
+  case AddrMode::User:
+    return locateUser(Maps, Pid, A);
+  case AddrMode::Kernel:
+    return locateKernel(Maps, A);
+  case AddrMode::Either:
+    if (Loc L = locateUser(Maps, Pid, A))
+      return L;
+    return locateKernel(Maps, A);
+  case AddrMode::None:
+    break;
+  }
+  return ExternalLoc;
+}
+
 void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
-                          uint64_t Period, ArrayRef<BranchEntry> Br,
+                          AddrMode IpMode, uint64_t Period,
+                          ArrayRef<BranchEntry> Br,
                           ArrayRef<ulittle64> Callchain) {
   AggregateStats &St = Profile.Stats;
   ++St.Samples;
-  Loc IpLoc = locate(Maps, Pid, Ip);
+  Loc IpLoc = locate(Maps, Pid, Ip, IpMode);
   ++Profile.Ips[IpLoc];
   ++Profile.SamplesPerDso[locDso(IpLoc)];
   if (Br.empty()) {
@@ -251,7 +281,10 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
   uint32_t Ctx = ContextTrie::Root;
   for (size_t K = End; K > Begin; --K) {
     uint64_t R = Chain[K - 1];
-    Loc L = R >= PERF_CONTEXT_MAX ? ExternalLoc : locate(Maps, Pid, R);
+    Loc L = R >= PERF_CONTEXT_MAX ? ExternalLoc
+                                  : locate(Maps, Pid, R,
+                                           Marker ? AddrMode::User
+                                                  : AddrMode::Either);
     Ctx = inContextBinary(Maps, L) ? T.child(Ctx, L) : ContextTrie::Root;
   }
   // Back in time through the branch stack (newest entry first).
@@ -345,7 +378,8 @@ void SampleCounter::countIfSelected(const ProcessMaps &Maps,
     ++Profile.Stats.SamplesFiltered;
     return;
   }
-  count(Maps, S.Ident.Pid, S.Ip, S.Period, S.Branches, S.Callchain);
+  count(Maps, S.Ident.Pid, S.Ip, addrModeOf(S.Misc), S.Period, S.Branches,
+        S.Callchain);
 }
 
 /// Samples for a worker, with the maps they need: raw SAMPLE records still
@@ -358,6 +392,10 @@ struct LbrAggregator::Batch {
     uint64_t Ip;
     uint64_t Period;
     size_t First;
+    /// The call chain: Chains[ChainFirst, + ChainN).
+    size_t ChainFirst;
+    uint32_t ChainN;
+    AddrMode IpMode;
   };
   struct Raw {
     const uint8_t *Bytes;
@@ -368,6 +406,7 @@ struct LbrAggregator::Batch {
   std::shared_ptr<const ProcessMaps> Maps;
   std::vector<Copied> Samples;
   std::vector<BranchEntry> Entries;
+  std::vector<ulittle64> Chains;
   std::vector<Raw> Records;
   std::vector<std::shared_ptr<std::vector<uint8_t>>> Windows;
   std::vector<SampleDecoder> Decoders;
@@ -377,6 +416,7 @@ struct LbrAggregator::Batch {
     Maps.reset();
     Samples.clear();
     Entries.clear();
+    Chains.clear();
     Records.clear();
     Windows.clear();
   }
@@ -387,8 +427,9 @@ static void countBatch(const LbrAggregator::Batch &B, SampleCounter &C,
                        std::string &Err) {
   C.invalidate();
   for (const auto &S : B.Samples)
-    C.count(*B.Maps, S.Pid, S.Ip, S.Period,
-            ArrayRef<BranchEntry>(B.Entries.data() + S.First, S.N));
+    C.count(*B.Maps, S.Pid, S.Ip, S.IpMode, S.Period,
+            ArrayRef<BranchEntry>(B.Entries.data() + S.First, S.N),
+            ArrayRef<ulittle64>(B.Chains.data() + S.ChainFirst, S.ChainN));
   Sample S;
   std::string Why;
   for (const auto &R : B.Records) {
@@ -555,14 +596,19 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
     ++Main.Profile.Stats.SamplesFiltered;
     return Error::success();
   }
+  AddrMode IpMode = addrModeOf(S.Misc);
   if (!Pool) {
-    Main.count(*Maps, Pid, S.Ip, S.Period, S.Branches, S.Callchain);
+    Main.count(*Maps, Pid, S.Ip, IpMode, S.Period, S.Branches, S.Callchain);
     return Error::success();
   }
+  // Copied, call chain included: a worker counts it as the reading thread
+  // would, so the result does not depend on the number of threads.
   Batch &B = *Current;
   B.Samples.push_back({Pid, uint32_t(S.Branches.size()), S.Ip, S.Period,
-                       B.Entries.size()});
+                       B.Entries.size(), B.Chains.size(),
+                       uint32_t(S.Callchain.size()), IpMode});
   B.Entries.insert(B.Entries.end(), S.Branches.begin(), S.Branches.end());
+  B.Chains.insert(B.Chains.end(), S.Callchain.begin(), S.Callchain.end());
   if (B.size() >= 2048)
     flushBatch();
   return Error::success();
@@ -662,6 +708,17 @@ static void printPairs(raw_ostream &OS, char Tag, const MapT &Map,
     Counts(C);
     OS << '\n';
   }
+}
+
+void printSamplesPerDso(const DenseMap<int, uint64_t> &PerDso,
+                        const ProcessMaps &Maps, raw_ostream &OS) {
+  std::vector<std::pair<int, uint64_t>> Dsos(PerDso.begin(), PerDso.end());
+  std::sort(Dsos.begin(), Dsos.end(), [](auto &A, auto &B) {
+    return A.second != B.second ? A.second > B.second : A.first < B.first;
+  });
+  for (auto &[D, N] : Dsos)
+    OS << format("  %12" PRIu64 "  %s\n", N,
+                 D < 0 ? "[unknown]" : Maps.dsos()[D].Path.c_str());
 }
 
 void printRawProfile(const RawProfile &P, const ProcessMaps &Maps,

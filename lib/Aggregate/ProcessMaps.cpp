@@ -49,17 +49,35 @@ void ProcessMaps::insert(MapList &L, const Mapping &M) {
   L.swap(Out);
 }
 
+AddrMode addrModeOf(uint16_t Misc) {
+  switch (Misc & perfabi::PERF_RECORD_MISC_CPUMODE_MASK) {
+  case perfabi::PERF_RECORD_MISC_USER:
+    return AddrMode::User;
+  case perfabi::PERF_RECORD_MISC_KERNEL:
+    return AddrMode::Kernel;
+  case 0: // PERF_RECORD_MISC_CPUMODE_UNKNOWN
+    return AddrMode::Either;
+  default:
+    return AddrMode::None;
+  }
+}
+
 void ProcessMaps::addMmap(const MmapEvent &E) {
-  if (!E.isExecutable() || E.Len == 0 || E.Addr + E.Len < E.Addr)
+  if (!E.isExecutable() || E.Len == 0)
     return;
   Mapping M;
   M.Start = E.Addr;
-  M.End = E.Addr + E.Len;
+  // A length that runs past the address space (armv7 perf 3.4 wrote the
+  // kernel's as 2^64 - start) ends at its top.
+  M.End = E.Addr + E.Len < E.Addr ? ~0ULL : E.Addr + E.Len;
   M.PgOff = E.PgOff;
   M.Dso = dsoIndex(E.Filename, E.hasBuildId() ? E.BuildId : ArrayRef<uint8_t>());
   bool IsKernel = E.Pid == uint32_t(-1) ||
                   (E.Misc & perfabi::PERF_RECORD_MISC_CPUMODE_MASK) ==
                       perfabi::PERF_RECORD_MISC_KERNEL;
+  if (IsKernel && E.Filename.starts_with("[kernel.kallsyms]") &&
+      M.PgOff > M.Start && M.PgOff < M.End)
+    M.Start = M.PgOff;
   insert(IsKernel ? Kernel : ByPid[E.Pid], M);
 }
 
@@ -85,12 +103,26 @@ const Mapping *ProcessMaps::lookup(const MapList &L, uint64_t A) {
   return A < It->End ? &*It : nullptr;
 }
 
-const Mapping *ProcessMaps::find(uint32_t Pid, uint64_t A) const {
+const Mapping *ProcessMaps::findUser(uint32_t Pid, uint64_t A) const {
   auto It = ByPid.find(Pid);
-  if (It != ByPid.end())
-    if (const Mapping *M = lookup(It->second, A))
+  return It == ByPid.end() ? nullptr : lookup(It->second, A);
+}
+
+const Mapping *ProcessMaps::find(uint32_t Pid, uint64_t A,
+                                 AddrMode Mode) const {
+  switch (Mode) {
+  case AddrMode::User:
+    return findUser(Pid, A);
+  case AddrMode::Kernel:
+    return findKernel(A);
+  case AddrMode::Either:
+    if (const Mapping *M = findUser(Pid, A))
       return M;
-  return lookup(Kernel, A);
+    return findKernel(A);
+  case AddrMode::None:
+    break;
+  }
+  return nullptr;
 }
 
 bool sameBuildId(ArrayRef<uint8_t> A, ArrayRef<uint8_t> B) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Driver/Dump.h"
 #include "ProgressHandler.h"
+#include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Aggregate/ProcessMaps.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "lbr2prof/Support/Progress.h"
@@ -199,7 +200,7 @@ public:
     }
     if (S.HasHwIdx)
       ++WithHwIdx;
-    const Mapping *M = Maps.find(Pid, S.Ip);
+    const Mapping *M = Maps.find(Pid, S.Ip, addrModeOf(S.Misc));
     ++PerDso[M ? int(M->Dso) : -1];
     ++PerAttr[S.AttrIndex];
     return Error::success();
@@ -373,14 +374,8 @@ void SummaryCollector::print(raw_ostream &OS, const EventSource &Src,
     OS << format("  %7d %12" PRIu64 "  %s\n", int32_t(P), N,
                  C == Comms.end() ? "" : C->second.c_str());
   }
-  std::vector<std::pair<int, uint64_t>> Dsos(PerDso.begin(), PerDso.end());
-  std::sort(Dsos.begin(), Dsos.end(), [](auto &A, auto &B) {
-    return A.second != B.second ? A.second > B.second : A.first < B.first;
-  });
   OS << "samples per dso:\n";
-  for (auto &[D, N] : Dsos)
-    OS << format("  %12" PRIu64 "  %s\n", N,
-                 D < 0 ? "[unknown]" : Maps.dsos()[D].Path.c_str());
+  printSamplesPerDso(PerDso, Maps, OS);
 }
 
 } // namespace
@@ -388,8 +383,6 @@ void SummaryCollector::print(raw_ostream &OS, const EventSource &Src,
 Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
   for (const std::string &In : Opts.Inputs) {
     PerfReaderOptions RO;
-    // Sample lines follow perf script, which orders records by time.
-    RO.TimeOrdered = !Opts.Summary;
     Expected<std::unique_ptr<EventSource>> Src = openEventSource(In, RO);
     if (!Src)
       return Src.takeError();

@@ -133,7 +133,12 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                   raw_ostream &Err) {
   if (Opts.Inputs.empty() && Opts.FromTruth.empty())
     return makeError("no input: give a perf.data file (or '-' for stdin)");
-  Expected<OutputFormat> Format = resolveFormat(Opts.Format, Opts.Output);
+  // --dump=dsos or --dump=raw without an output reads and attributes the
+  // samples, prints them, and stops there (every mapped file, no binary).
+  bool DsosOnly =
+      (Opts.Dump == "dsos" || Opts.Dump == "raw") && Opts.Output.empty();
+  Expected<OutputFormat> Format =
+      DsosOnly ? OutputFormat::Fdata : resolveFormat(Opts.Format, Opts.Output);
   if (!Format)
     return Format.takeError();
   bool SampleProfile = *Format == OutputFormat::Text ||
@@ -204,6 +209,15 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
   };
   if (Raw.Stats.Samples == 0 && Opts.FromTruth.empty())
     return makeError("{0}: no samples", Opts.Inputs.front());
+  if (Opts.Dump == "dsos") {
+    Out << "samples per dso:\n";
+    printSamplesPerDso(Raw.SamplesPerDso, Agg.maps(), Out);
+  }
+  if (DsosOnly) {
+    if (Opts.Dump == "raw")
+      printRawProfile(Raw, Agg.maps(), Out);
+    return Error::success();
+  }
 
   // Choose the DSO.
   std::string BinPath = Opts.Binary;

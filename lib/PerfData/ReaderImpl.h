@@ -50,15 +50,20 @@ public:
   size_t ZLen = 0; // bytes of ZOut holding undecoded output
   uint64_t ZDecodedTotal = 0;
 
-  // Time ordering (Opts.TimeOrdered): queued copies of records.
+  // Time ordering (Opts.TimeOrdered): queued records. A record whose
+  // bytes live in a shared read window keeps that window alive instead of
+  // being copied; others (decompressed, pipe) are copied into QueueBytes.
   struct Queued {
     uint64_t Time, Seq;
     size_t At;
     RecordInfo Info;
+    std::shared_ptr<std::vector<uint8_t>> Win;
   };
   std::vector<Queued> Queue;
   std::vector<uint8_t> QueueBytes;
   uint64_t QueueSeq = 0, MaxTime = 0, NextFlush = 0;
+  /// Bytes the queue holds (copied or in windows it keeps).
+  uint64_t QueuedSize = 0;
 
   /// Queues R if it has a timestamp and ordering is on; else dispatches.
   Error deliver(RecordInfo &R, PerfEventHandler &H);

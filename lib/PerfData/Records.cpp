@@ -248,6 +248,12 @@ bool PerfReader::Impl::recordTime(const RecordInfo &R, uint64_t &T) {
   return true;
 }
 
+/// The most bytes of records the time-order queue holds before it
+/// delivers its older half without waiting for a FINISHED_ROUND, as perf's
+/// ordered-events queue does when it reaches its allocation limit: a
+/// recording without rounds is then not held in memory whole.
+static constexpr uint64_t QueueLimit = 64 << 20;
+
 Error PerfReader::Impl::deliver(RecordInfo &R, PerfEventHandler &H) {
   if (!Opts.TimeOrdered)
     return dispatch(R, H);
@@ -261,9 +267,25 @@ Error PerfReader::Impl::deliver(RecordInfo &R, PerfEventHandler &H) {
   if (!recordTime(R, T))
     return dispatch(R, H);
   MaxTime = std::max(MaxTime, T);
-  Queue.push_back({T, QueueSeq++, QueueBytes.size(), R});
-  QueueBytes.insert(QueueBytes.end(), R.Bytes.begin(), R.Bytes.end());
-  return Error::success();
+  Queued Q{T, QueueSeq++, 0, R, nullptr};
+  if (R.Window && *R.Window) {
+    Q.Win = *R.Window;
+  } else {
+    Q.At = QueueBytes.size();
+    QueueBytes.insert(QueueBytes.end(), R.Bytes.begin(), R.Bytes.end());
+  }
+  Queue.push_back(std::move(Q));
+  QueuedSize += R.Size;
+  if (QueuedSize <= QueueLimit)
+    return Error::success();
+  // Deliver up to the median time of what is queued.
+  std::vector<uint64_t> Times;
+  Times.reserve(Queue.size());
+  for (const Queued &X : Queue)
+    Times.push_back(X.Time);
+  std::nth_element(Times.begin(), Times.begin() + Times.size() / 2,
+                   Times.end());
+  return flushQueue(Times[Times.size() / 2], H);
 }
 
 Error PerfReader::Impl::flushQueue(uint64_t Limit, PerfEventHandler &H) {
@@ -278,8 +300,13 @@ Error PerfReader::Impl::flushQueue(uint64_t Limit, PerfEventHandler &H) {
     ++N;
   for (size_t K = 0; K < N; ++K) {
     RecordInfo R = Queue[K].Info;
-    R.Bytes = ArrayRef<uint8_t>(QueueBytes.data() + Queue[K].At, R.Size);
-    R.Window = nullptr;
+    if (Queue[K].Win) {
+      R.Window = &Queue[K].Win;
+    } else {
+      R.Bytes = ArrayRef<uint8_t>(QueueBytes.data() + Queue[K].At, R.Size);
+      R.Window = nullptr;
+    }
+    QueuedSize -= R.Size;
     if (Error E = dispatch(R, H))
       return E;
   }
@@ -287,11 +314,13 @@ Error PerfReader::Impl::flushQueue(uint64_t Limit, PerfEventHandler &H) {
   std::vector<uint8_t> Rest;
   std::vector<Queued> Left;
   for (size_t K = N; K < Queue.size(); ++K) {
-    Queued Q = Queue[K];
-    Rest.insert(Rest.end(), QueueBytes.begin() + Q.At,
-                QueueBytes.begin() + Q.At + Q.Info.Size);
-    Q.At = Rest.size() - Q.Info.Size;
-    Left.push_back(Q);
+    Queued &Q = Queue[K];
+    if (!Q.Win) {
+      Rest.insert(Rest.end(), QueueBytes.begin() + Q.At,
+                  QueueBytes.begin() + Q.At + Q.Info.Size);
+      Q.At = Rest.size() - Q.Info.Size;
+    }
+    Left.push_back(std::move(Q));
   }
   Queue.swap(Left);
   QueueBytes.swap(Rest);

@@ -74,7 +74,7 @@ Error ReportCollector::onSample(const Sample &S, const RecordInfo &R) {
   Usable.resize(N);
   const ProcessMaps &Maps = Agg.maps();
   auto locate = [&](uint64_t A) -> Loc {
-    const Mapping *M = Maps.find(S.Ident.Pid, A);
+    const Mapping *M = Maps.find(S.Ident.Pid, A, AddrMode::Either);
     return M ? makeLoc(M->Dso, M->fileOffset(A)) : ExternalLoc;
   };
   for (size_t I = First; I < N; ++I) {

@@ -93,9 +93,11 @@ int main(int argc, char **argv) {
                  "clang (default 75)");
   App.add_option("--dump", Gen.Dump,
                  "Also print a stage to stdout: raw (aggregated addresses), "
-                 "cfg (per-function blocks and edges) or probes (the "
-                 "binary's decoded pseudo probes)")
-      ->check(CLI::IsMember({"raw", "cfg", "probes"}));
+                 "cfg (per-function blocks and edges), probes (the "
+                 "binary's decoded pseudo probes) or dsos (samples per "
+                 "mapped file); raw and dsos need no -o: without one, they "
+                 "cover every mapped file and stop there")
+      ->check(CLI::IsMember({"raw", "cfg", "probes", "dsos"}));
   App.add_option("--debug-file", Gen.DebugFile,
                  "Sample profiles: read DWARF from this file (e.g. a .debug "
                  "file split from a stripped binary)");
@@ -203,7 +205,7 @@ int main(int argc, char **argv) {
     errs() << App.help();
     return 1;
   }
-  if (Gen.Output.empty()) {
+  if (Gen.Output.empty() && Gen.Dump != "dsos" && Gen.Dump != "raw") {
     WithColor::error(errs(), "lbr2prof")
         << "no output: give -o FILE (e.g. -o app.fdata)\n";
     return 1;

@@ -81,7 +81,7 @@ struct Fixture {
       Chain.push_back(ulittle64(A));
   }
   void count(SampleCounter &C, uint64_t Ip) {
-    C.count(Maps, 1, Ip, 1000, Br, Chain);
+    C.count(Maps, 1, Ip, AddrMode::User, 1000, Br, Chain);
   }
   std::string print(const RawProfile &P) {
     std::string S;

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/ProcessMaps.h"
+#include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "gtest/gtest.h"
 
 using namespace lbr2prof;
@@ -29,22 +30,22 @@ TEST(ProcessMaps, LookupAndFileOffset) {
   M.addMmap(mm(1, 0x555000, 0x2000, 0x1000, "/bin/app"));
   M.addMmap(mm(1, 0x7f0000, 0x1000, 0, "/lib/libc.so"));
   M.addMmap(mm(1, 0x900000, 0x1000, 0, "/data", /*Prot=*/3)); // not exec
-  const Mapping *A = M.find(1, 0x555010);
+  const Mapping *A = M.find(1, 0x555010, AddrMode::Either);
   ASSERT_TRUE(A);
   EXPECT_EQ(M.dsos()[A->Dso].Path, "/bin/app");
   EXPECT_EQ(A->fileOffset(0x555010), 0x1010u);
-  EXPECT_EQ(M.find(1, 0x557000), nullptr); // End is exclusive
-  EXPECT_EQ(M.find(1, 0x900000), nullptr);
-  EXPECT_EQ(M.find(2, 0x555010), nullptr);
+  EXPECT_EQ(M.find(1, 0x557000, AddrMode::Either), nullptr); // End is exclusive
+  EXPECT_EQ(M.find(1, 0x900000, AddrMode::Either), nullptr);
+  EXPECT_EQ(M.find(2, 0x555010, AddrMode::Either), nullptr);
 }
 
 TEST(ProcessMaps, NewerMappingReplacesOverlap) {
   ProcessMaps M;
   M.addMmap(mm(1, 0x1000, 0x3000, 0, "/old"));
   M.addMmap(mm(1, 0x2000, 0x1000, 0, "/new"));
-  EXPECT_EQ(M.dsos()[M.find(1, 0x1800)->Dso].Path, "/old");
-  EXPECT_EQ(M.dsos()[M.find(1, 0x2800)->Dso].Path, "/new");
-  const Mapping *R = M.find(1, 0x3800);
+  EXPECT_EQ(M.dsos()[M.find(1, 0x1800, AddrMode::Either)->Dso].Path, "/old");
+  EXPECT_EQ(M.dsos()[M.find(1, 0x2800, AddrMode::Either)->Dso].Path, "/new");
+  const Mapping *R = M.find(1, 0x3800, AddrMode::Either);
   ASSERT_TRUE(R);
   EXPECT_EQ(M.dsos()[R->Dso].Path, "/old");
   EXPECT_EQ(R->fileOffset(0x3800), 0x2800u); // right part keeps its offset
@@ -54,10 +55,10 @@ TEST(ProcessMaps, ForkCopiesExecClears) {
   ProcessMaps M;
   M.addMmap(mm(1, 0x1000, 0x1000, 0, "/bin/sh"));
   M.fork(2, 1);
-  ASSERT_TRUE(M.find(2, 0x1000));
+  ASSERT_TRUE(M.find(2, 0x1000, AddrMode::Either));
   M.exec(2);
-  EXPECT_EQ(M.find(2, 0x1000), nullptr);
-  EXPECT_TRUE(M.find(1, 0x1000)); // the parent keeps its maps
+  EXPECT_EQ(M.find(2, 0x1000, AddrMode::Either), nullptr);
+  EXPECT_TRUE(M.find(1, 0x1000, AddrMode::Either)); // the parent keeps its maps
 }
 
 TEST(ProcessMaps, KernelMappingsServeEveryProcess) {
@@ -66,9 +67,81 @@ TEST(ProcessMaps, KernelMappingsServeEveryProcess) {
                    "[kernel.kallsyms]_text");
   K.IsMmap2 = false;
   M.addMmap(K);
-  const Mapping *A = M.find(77, 0xffffffff81000010ULL);
+  const Mapping *A = M.find(77, 0xffffffff81000010ULL, AddrMode::Either);
   ASSERT_TRUE(A);
   EXPECT_EQ(M.dsos()[A->Dso].Path, "[kernel.kallsyms]_text");
+}
+
+// perf 3.4 wrote the kernel's MMAP as [0, +0xffffffff9fffffff) with the
+// runtime address of _text in pgoff: it covers user space too. Lookups by
+// cpumode keep user addresses out of it, and its text starts at pgoff.
+TEST(ProcessMaps, OldKernelMapCoversUserSpaceButServesKernelModeOnly) {
+  ProcessMaps M;
+  MmapEvent K = mm(uint32_t(-1), 0, 0xffffffff9fffffffULL,
+                   0xffffffff81000190ULL, "[kernel.kallsyms]_stext");
+  K.IsMmap2 = false;
+  M.addMmap(K);
+  M.addMmap(mm(77, 0x400000, 0x1000, 0, "/x/app"));
+  // A user-mode IP outside the process's maps is unmapped, not kernel.
+  EXPECT_EQ(M.find(77, 0x7f0000001000ULL, AddrMode::User), nullptr);
+  EXPECT_EQ(M.find(78, 0x400010, AddrMode::User), nullptr);
+  EXPECT_EQ(M.find(77, 0x7f0000001000ULL, AddrMode::Either), nullptr);
+  // Kernel mode finds the kernel at its text, offsets being addresses.
+  const Mapping *A = M.find(77, 0xffffffff81234567ULL, AddrMode::Kernel);
+  ASSERT_TRUE(A);
+  EXPECT_EQ(A->Start, 0xffffffff81000190ULL);
+  EXPECT_EQ(A->fileOffset(0xffffffff81234567ULL), 0xffffffff81234567ULL);
+  EXPECT_EQ(M.find(77, 0x400010, AddrMode::Kernel), nullptr);
+  // A mapped user address stays the process's in every mode but Kernel.
+  const Mapping *U = M.find(77, 0x400010, AddrMode::Either);
+  ASSERT_TRUE(U);
+  EXPECT_EQ(M.dsos()[U->Dso].Path, "/x/app");
+  EXPECT_EQ(M.find(77, 0x400010, AddrMode::None), nullptr);
+}
+
+// armv7 perf 3.4: the kernel's length runs to the top of the 64-bit space.
+TEST(ProcessMaps, KernelLengthPastTheTopEndsAtTheTop) {
+  ProcessMaps M;
+  MmapEvent K = mm(uint32_t(-1), 0x80008200ULL, 0xffffffff80000000ULL,
+                   0x80008200ULL, "[kernel.kallsyms]_stext");
+  M.addMmap(K);
+  const Mapping *A = M.find(5, 0xc0001234ULL, AddrMode::Kernel);
+  ASSERT_TRUE(A);
+  EXPECT_EQ(A->End, ~0ULL);
+}
+
+TEST(ProcessMaps, CpumodeOfMisc) {
+  EXPECT_EQ(addrModeOf(perfabi::PERF_RECORD_MISC_USER), AddrMode::User);
+  EXPECT_EQ(addrModeOf(perfabi::PERF_RECORD_MISC_KERNEL), AddrMode::Kernel);
+  EXPECT_EQ(addrModeOf(0), AddrMode::Either);
+  EXPECT_EQ(addrModeOf(perfabi::PERF_RECORD_MISC_GUEST_USER), AddrMode::None);
+  EXPECT_EQ(addrModeOf(perfabi::PERF_RECORD_MISC_HYPERVISOR |
+                       perfabi::PERF_RECORD_MISC_COMM_EXEC),
+            AddrMode::None);
+}
+
+// The counter caches the last mapping it found: a kernel mapping found for
+// a kernel-mode sample must not answer the next user-mode lookup (it did
+// when both shared one cache, and the answer then depended on how samples
+// were split among threads).
+TEST(ProcessMaps, CountedSamplesFollowTheirCpumode) {
+  ProcessMaps M;
+  MmapEvent K = mm(uint32_t(-1), 0, 0xffffffff9fffffffULL,
+                   0xffffffff81000190ULL, "[kernel.kallsyms]_stext");
+  M.addMmap(K);
+  M.addMmap(mm(77, 0x400000, 0x1000, 0, "/x/app"));
+  AggregateOptions O;
+  SampleCounter C(O);
+  C.count(M, 77, 0xffffffff81000200ULL, AddrMode::Kernel, 1, {});
+  C.count(M, 77, 0x400010, AddrMode::User, 1, {});
+  C.count(M, 77, 0x7f0000000000ULL, AddrMode::User, 1, {});
+  C.count(M, 77, 0x400020, AddrMode::User, 1, {});
+  C.count(M, 77, 0x400020, AddrMode::None, 1, {});
+  unsigned App = M.find(77, 0x400010, AddrMode::User)->Dso;
+  unsigned Kernel = M.find(77, 0xffffffff81000200ULL, AddrMode::Kernel)->Dso;
+  EXPECT_EQ(C.Profile.SamplesPerDso.lookup(int(App)), 2u);
+  EXPECT_EQ(C.Profile.SamplesPerDso.lookup(int(Kernel)), 1u);
+  EXPECT_EQ(C.Profile.SamplesPerDso.lookup(-1), 2u);
 }
 
 } // namespace

@@ -139,15 +139,18 @@ public:
   /// Period is the sample's period (events between samples), 0 if the
   /// recording did not save it.
   /// Callchain is the sample's call stack (PERF_SAMPLE_CALLCHAIN), if any.
+  /// IpMode says where the IP is looked up (the sample's cpumode).
   void count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
-             uint64_t Period, llvm::ArrayRef<BranchEntry> Br,
+             AddrMode IpMode, uint64_t Period, llvm::ArrayRef<BranchEntry> Br,
              llvm::ArrayRef<ulittle64> Callchain = {});
   /// Applies the --pid filter, then counts.
   void countIfSelected(const ProcessMaps &Maps, const Sample &S);
-  /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped).
-  Loc locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A);
+  /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped),
+  /// looked up in the maps Mode names.
+  Loc locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A,
+             AddrMode Mode = AddrMode::Either);
   /// Forget the cached mapping (the maps changed).
-  void invalidate() { CacheValid = false; }
+  void invalidate() { CacheValid = CacheKernelValid = false; }
   /// Moves the counted traces into Profile's branches and ranges.
   void finalize();
   RawProfile Profile;
@@ -180,9 +183,13 @@ public:
 
 private:
   const AggregateOptions &Opts;
+  /// The last mapping found in a process's maps, and in the kernel's: a
+  /// hit in one never answers a lookup meant for the other.
   uint32_t CachePid = ~0u;
-  Mapping CacheMap;
-  bool CacheValid = false;
+  Mapping CacheMap, CacheKernel;
+  bool CacheValid = false, CacheKernelValid = false;
+  Loc locateUser(const ProcessMaps &Maps, uint32_t Pid, uint64_t A);
+  Loc locateKernel(const ProcessMaps &Maps, uint64_t A);
   /// Per-sample scratch (no allocation per sample once warmed up).
   std::vector<Loc> From, To;
   llvm::DenseMap<TraceKey, TraceCount, TraceKeyInfo> Traces;
@@ -254,6 +261,12 @@ private:
   std::unique_ptr<Batch> Current;
   std::string InputName;
 };
+
+/// Prints "  COUNT  PATH" per DSO, most samples first ([unknown] for
+/// samples outside any mapped file): dump --summary's and --dump=dsos'
+/// table.
+void printSamplesPerDso(const llvm::DenseMap<int, uint64_t> &PerDso,
+                        const ProcessMaps &Maps, llvm::raw_ostream &OS);
 
 /// Writes P as sorted text: "B from to entries mispred estimate" and
 /// "R begin end entries estimate" lines, locations as dso:0xoffset;

@@ -5,7 +5,9 @@
 // is runtime address A of process P". FORK copies the parent's mappings to
 // the child; COMM with the exec flag drops them (the new image maps itself
 // again); a newer mapping replaces the parts of older ones it overlaps, as
-// the kernel does. Kernel mappings (pid -1) serve every process.
+// the kernel does. Kernel mappings (pid -1) serve every process, but only
+// for kernel-mode addresses: as perf does, the sample's cpumode decides
+// which maps an address is looked up in (AddrMode), never a map's length.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_AGGREGATE_PROCESSMAPS_H
@@ -40,18 +42,46 @@ struct DsoInfo {
   std::vector<uint8_t> BuildId;
 };
 
+/// Which maps a runtime address is looked up in. perf decides by the
+/// sample's cpumode (perf_event_header.misc): a user-mode IP is found in
+/// the process's own maps only, a kernel-mode one in the kernel's only.
+/// This matters for perf up to 4.x, which wrote the kernel's MMAP as one
+/// range covering user space too ([0, +0xffffffff9fffffff) in perf 3.4
+/// files). Branch-stack entries and call-chain frames without a context
+/// marker carry no mode: Either tries the process's maps, then the
+/// kernel's, perf's order for branch addresses.
+enum class AddrMode : uint8_t {
+  User,
+  Kernel,
+  Either,
+  /// Hypervisor and guest modes: no map of this recording holds them.
+  None,
+};
+
+/// The AddrMode of a record whose perf_event_header.misc is Misc. An
+/// unknown cpumode (0, written by some old perf tools) is Either.
+AddrMode addrModeOf(uint16_t Misc);
+
 class ProcessMaps {
 public:
-  /// Records an mmap; non-executable mappings are ignored.
+  /// Records an mmap; non-executable mappings are ignored. A kernel text
+  /// mapping (`[kernel.kallsyms]...`) whose PgOff lies inside it starts at
+  /// PgOff: perf stores there the runtime address of the kernel's first
+  /// text symbol (`_text` or `_stext`), while perf up to 4.x wrote a start
+  /// of 0 or below the kernel. Kernel text offsets are then runtime
+  /// addresses (fileOffset(A) == A), as in recordings of newer perf.
   void addMmap(const MmapEvent &E);
   /// Copies the parent's mappings to a new process (not to a new thread).
   void fork(uint32_t Pid, uint32_t PPid);
   /// exec(): the process's old mappings are gone.
   void exec(uint32_t Pid);
-  /// The mapping holding runtime address A in process Pid, or null. Kernel
-  /// addresses are looked up among the kernel's mappings. Safe to call from
-  /// several threads at once (no hidden cache).
-  const Mapping *find(uint32_t Pid, uint64_t A) const;
+  /// The mapping holding runtime address A in process Pid, or null, looked
+  /// up in the maps that Mode names. Safe to call from several threads at
+  /// once (no hidden cache).
+  const Mapping *find(uint32_t Pid, uint64_t A, AddrMode Mode) const;
+  /// Lookups in one process's maps, or in the kernel's.
+  const Mapping *findUser(uint32_t Pid, uint64_t A) const;
+  const Mapping *findKernel(uint64_t A) const { return lookup(Kernel, A); }
   const std::vector<DsoInfo> &dsos() const { return Dsos; }
   /// Forgets every process (between input files) but keeps the DSO table,
   /// so DSO indices stay valid across files.
