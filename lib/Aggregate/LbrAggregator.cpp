@@ -61,39 +61,48 @@ void RawProfile::merge(const RawProfile &O) {
 }
 
 void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {
-  auto re = [&](Loc L) {
+  rekey([&](Loc L) {
     if (L == ExternalLoc)
       return L;
     auto It = OldToNew.find(locDso(L));
     return It == OldToNew.end() ? L : makeLoc(It->second, locOffset(L));
-  };
+  });
+  DenseMap<int, uint64_t> PerDso;
+  for (const auto &[K, V] : SamplesPerDso) {
+    auto It = OldToNew.find(K);
+    uint64_t &C = PerDso[It == OldToNew.end() ? K : It->second];
+    C = SaturatingAdd(C, V);
+  }
+  SamplesPerDso = std::move(PerDso);
+}
+
+void RawProfile::rekey(function_ref<Loc(Loc)> Map) {
   // Re-key every count; keys that now collide are summed.
   RawProfile Renamed;
   Renamed.Stats = Stats;
   Renamed.WeightedEntries = WeightedEntries;
   Renamed.TotalWeight = TotalWeight;
   Renamed.SamplesWithoutPeriod = SamplesWithoutPeriod;
+  Renamed.SamplesPerDso = std::move(SamplesPerDso);
   for (const auto &[K, V] : Branches)
-    accumulate(Renamed.Branches[{re(K.first), re(K.second)}], V);
+    accumulate(Renamed.Branches[{Map(K.first), Map(K.second)}], V);
   for (const auto &[K, V] : Ranges)
-    accumulate(Renamed.Ranges[{re(K.first), re(K.second)}], V);
+    accumulate(Renamed.Ranges[{Map(K.first), Map(K.second)}], V);
   Renamed.Contexts = std::move(Contexts);
-  Renamed.Contexts.rename(re);
+  Renamed.Contexts.rename(Map);
   for (const auto &[K, V] : Ips) {
-    uint64_t &C = Renamed.Ips[re(K)];
-    C = SaturatingAdd(C, V);
-  }
-  for (const auto &[K, V] : SamplesPerDso) {
-    auto It = OldToNew.find(K);
-    uint64_t &C = Renamed.SamplesPerDso[It == OldToNew.end() ? K : It->second];
+    Loc L = Map(K);
+    uint64_t &C = Renamed.Ips[L];
     C = SaturatingAdd(C, V);
   }
   *this = std::move(Renamed);
 }
 
-uint64_t RawProfile::estimate(double W) const {
+uint64_t RawProfile::estimate(double W, uint64_t Seen) const {
+  if (!Seen)
+    return 0;
   double V = W * scale();
-  return V >= 1.8e19 ? ~0ULL : uint64_t(V + 0.5);
+  return V >= 1.8e19 ? ~0ULL : std::max<uint64_t>(1, uint64_t(V + 0.5));
 }
 
 Loc SampleCounter::locateUser(const ProcessMaps &Maps, uint32_t Pid,
@@ -724,10 +733,10 @@ void printSamplesPerDso(const DenseMap<int, uint64_t> &PerDso,
 void printRawProfile(const RawProfile &P, const ProcessMaps &Maps,
                      raw_ostream &OS) {
   printPairs(OS, 'B', P.Branches, Maps, [&](const BranchCount &C) {
-    OS << ' ' << C.Count << ' ' << C.Mispred << ' ' << P.estimate(C.Weight);
+    OS << ' ' << C.Count << ' ' << C.Mispred << ' ' << P.estimate(C.Weight, C.Count);
   });
   printPairs(OS, 'R', P.Ranges, Maps, [&](const RangeCount &C) {
-    OS << ' ' << C.Count << ' ' << P.estimate(C.Weight);
+    OS << ' ' << C.Count << ' ' << P.estimate(C.Weight, C.Count);
   });
   // Calling contexts: "C" and the context's return addresses (outermost
   // first), then its branches and ranges, indented (entry counts).

@@ -72,12 +72,15 @@ void ProcessMaps::addMmap(const MmapEvent &E) {
   M.End = E.Addr + E.Len < E.Addr ? ~0ULL : E.Addr + E.Len;
   M.PgOff = E.PgOff;
   M.Dso = dsoIndex(E.Filename, E.hasBuildId() ? E.BuildId : ArrayRef<uint8_t>());
-  bool IsKernel = E.Pid == uint32_t(-1) ||
-                  (E.Misc & perfabi::PERF_RECORD_MISC_CPUMODE_MASK) ==
-                      perfabi::PERF_RECORD_MISC_KERNEL;
+  // The record's cpumode says whose map it is, as in perf (a pid of -1
+  // with a user cpumode is a process's, a fuzzer's or an old tool's).
+  bool IsKernel = (E.Misc & perfabi::PERF_RECORD_MISC_CPUMODE_MASK) ==
+                  perfabi::PERF_RECORD_MISC_KERNEL;
   if (IsKernel && E.Filename.starts_with("[kernel.kallsyms]") &&
-      M.PgOff > M.Start && M.PgOff < M.End)
+      M.PgOff >= M.Start && M.PgOff < M.End) {
     M.Start = M.PgOff;
+    M.PgOff = 0;
+  }
   insert(IsKernel ? Kernel : ByPid[E.Pid], M);
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Driver/Generate.h"
+#include "lbr2prof/Driver/Kernel.h"
 #include "ProgressHandler.h"
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Binary/BinaryImage.h"
@@ -129,6 +130,74 @@ static Error readTruth(StringRef Path, LbrAggregator &Agg) {
   return Error::success();
 }
 
+/// Finds the binary at BinPath among the recording's mapped files (the one
+/// rule, matchDso) and counts every mapping of it as one DSO, Dso: the
+/// busiest match when --binary names it, else the one chosen already.
+static Error mergeSameBinary(RawProfile &Raw, int &Dso,
+                             const std::vector<DsoInfo> &Dsos,
+                             ArrayRef<BuildIdEntry> PerfBuildIds,
+                             const BinaryImage &Image, StringRef BinPath,
+                             const GenerateOptions &Opts,
+                             function_ref<std::string()> listDsos) {
+  DenseMap<int, int> Same;
+  bool Any = Dso >= 0;
+  uint64_t Best = 0;
+  auto match = [&](int D) {
+    return matchDso(Dsos[D].Path, dsoBuildId(Dsos[D], PerfBuildIds), BinPath,
+                    Image.buildId());
+  };
+  for (int D = 0; D < int(Dsos.size()); ++D) {
+    DsoMatch M = match(D);
+    if (M == DsoMatch::None)
+      continue;
+    if (M == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
+      return makeError(
+          "{0}: build-id {1} differs from the profiled {2} ({3}); use "
+          "--ignore-build-id to use it anyway",
+          BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
+          toHex(dsoBuildId(Dsos[D], PerfBuildIds), true));
+    Any = true;
+    uint64_t N = Raw.SamplesPerDso.lookup(D);
+    if (Opts.Binary.empty())
+      continue; // the file with the most samples was chosen above
+    if (Dso < 0 || N > Best)
+      Best = N, Dso = D;
+  }
+  if (!Any)
+    return makeError("{0}: no mapping of this binary in the input; samples "
+                     "per DSO:{1}",
+                     BinPath, listDsos());
+  for (int D = 0; D < int(Dsos.size()); ++D) {
+    DsoMatch M = match(D);
+    if (D != Dso && (M == DsoMatch::Same ||
+                     (M == DsoMatch::BuildIdDiffers && Opts.IgnoreBuildId)))
+      Same[D] = Dso;
+  }
+  if (!Same.empty())
+    Raw.renameDsos(Same);
+  return Error::success();
+}
+
+
+/// --kernel: the recording's kernel text map is vmlinux at BinPath, if
+/// their build-ids agree (perf records the kernel's under
+/// `[kernel.kallsyms]`); its offsets become vmlinux file offsets.
+static Error useKernel(RawProfile &Raw, int Dso, const DsoInfo &Kernel,
+                       ArrayRef<BuildIdEntry> PerfBuildIds,
+                       const BinaryImage &Image, StringRef BinPath,
+                       bool IgnoreBuildId) {
+  ArrayRef<uint8_t> Id = Kernel.BuildId;
+  for (const BuildIdEntry &B : PerfBuildIds)
+    if (Id.empty() && StringRef(B.Filename).starts_with("[kernel.kallsyms]"))
+      Id = B.Id;
+  if (!IgnoreBuildId && !Id.empty() && !Image.buildId().empty() &&
+      !sameBuildId(Id, Image.buildId()))
+    return makeError("{0}: build-id {1} differs from the recorded kernel's "
+                     "({2}); use --ignore-build-id to use it anyway",
+                     BinPath, toHex(Image.buildId(), true), toHex(Id, true));
+  return relocateKernel(Raw, Dso, Kernel.Path, Image, BinPath);
+}
+
 Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                   raw_ostream &Err) {
   if (Opts.Inputs.empty() && Opts.FromTruth.empty())
@@ -144,6 +213,12 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
   bool SampleProfile = *Format == OutputFormat::Text ||
                        *Format == OutputFormat::Binary ||
                        *Format == OutputFormat::ExtBinary;
+  // Options that do not apply to the output are errors, not silence.
+  if (Opts.NoLbr && !DsosOnly && *Format != OutputFormat::Fdata)
+    return makeError("--no-lbr writes IP-sample fdata (-o x.fdata); {0} "
+                     "needs branch stacks",
+                     SampleProfile ? "a sample profile"
+                                   : "pre-aggregated output");
   unsigned Threads = Opts.Threads ? Opts.Threads
                                   : std::max(1u, std::thread::hardware_concurrency());
 
@@ -158,7 +233,11 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
   // binary must be known up front (--binary).
   std::unique_ptr<BinaryImage> OracleImage;
   std::unique_ptr<BinaryTransferOracle> Oracle;
-  if (SampleProfile && !Opts.IgnoreStackSamples && !Opts.Binary.empty()) {
+  if (Opts.Kernel && Opts.Binary.empty())
+    return makeError("--kernel needs --binary VMLINUX (the kernel's "
+                     "unstripped ELF image, with its symbol table)");
+  if (SampleProfile && !Opts.IgnoreStackSamples && !Opts.Binary.empty() &&
+      !Opts.Kernel) {
     Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Opts.Binary);
     if (!I)
       return I.takeError();
@@ -222,6 +301,12 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
   // Choose the DSO.
   std::string BinPath = Opts.Binary;
   int Dso = -1;
+  if (Opts.Kernel) {
+    Expected<int> K = findKernelDso(Dsos, Raw, Opts.Inputs.front());
+    if (!K)
+      return K.takeError();
+    Dso = *K;
+  }
   if (BinPath.empty()) {
     uint64_t Best = 0;
     for (auto &[D, N] : Raw.SamplesPerDso)
@@ -250,47 +335,17 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     OwnImage = std::move(*Img);
   }
   const BinaryImage &Image = OracleImage ? *OracleImage : *OwnImage;
-  // Every mapped file that is this binary (same build-id, or same file
-  // name when the recording has no build-id for it) counts as one.
-  DenseMap<int, int> Same;
-  bool Any = Dso >= 0;
-  uint64_t Best = 0;
-  auto match = [&](int D) {
-    return matchDso(Dsos[D].Path, dsoBuildId(Dsos[D], PerfBuildIds), BinPath,
-                    Image.buildId());
-  };
-  for (int D = 0; D < int(Dsos.size()); ++D) {
-    DsoMatch M = match(D);
-    if (M == DsoMatch::None)
-      continue;
-    if (M == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
-      return makeError(
-          "{0}: build-id {1} differs from the profiled {2} ({3}); use "
-          "--ignore-build-id to use it anyway",
-          BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
-          toHex(dsoBuildId(Dsos[D], PerfBuildIds), true));
-    Any = true;
-    uint64_t N = Raw.SamplesPerDso.lookup(D);
-    if (Opts.Binary.empty())
-      continue; // the file with the most samples was chosen above
-    if (Dso < 0 || N > Best)
-      Best = N, Dso = D;
-  }
-  if (!Any)
-    return makeError("{0}: no mapping of this binary in the input; samples "
-                     "per DSO:{1}",
-                     BinPath, listDsos());
-  for (int D = 0; D < int(Dsos.size()); ++D) {
-    DsoMatch M = match(D);
-    if (D != Dso && (M == DsoMatch::Same ||
-                     (M == DsoMatch::BuildIdDiffers && Opts.IgnoreBuildId)))
-      Same[D] = Dso;
-  }
-  if (!Same.empty())
-    Raw.renameDsos(Same);
+  if (Opts.Kernel) {
+    if (Error E = useKernel(Raw, Dso, Dsos[Dso], PerfBuildIds, Image, BinPath,
+                            Opts.IgnoreBuildId))
+      return E;
+  } else if (Error E = mergeSameBinary(Raw, Dso, Dsos, PerfBuildIds, Image,
+                                       BinPath, Opts, listDsos))
+    return E;
   if (Raw.SamplesPerDso.lookup(Dso) == 0)
     return makeError("{0}: no samples in this binary; samples per DSO:{1}",
                      BinPath, listDsos());
+
 
   BinaryProfileOptions PO;
   PO.Threads = Threads;
@@ -444,17 +499,19 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       AtomicOutputFile::create(Opts.Output);
   if (!OutF)
     return OutF.takeError();
-  if (Opts.NoLbr || *Format == OutputFormat::PreAggregated) {
-    if (Opts.NoLbr)
-      writeNoLbrFdata(Raw, Dso, Image, EventName, (*OutF)->os());
-    else
-      writePreAggregated(Raw, Dso, Image, (*OutF)->os());
+  if (!Opts.NoLbr && Raw.Branches.empty())
+    return makeError("{0}: no sample has a branch stack; record with `perf "
+                     "record -b` (or -j any,u){1}",
+                     Opts.Inputs.front(),
+                     *Format == OutputFormat::PreAggregated
+                         ? " (llvm-bolt 19 reads only branch and "
+                           "fall-through lines from pre-aggregated input)"
+                         : ", or use --no-lbr for an IP-sample profile");
+  if (Opts.NoLbr) {
+    writeNoLbrFdata(Raw, Dso, Image, EventName, (*OutF)->os());
+  } else if (*Format == OutputFormat::PreAggregated) {
+    writePreAggregated(Raw, Dso, Image, (*OutF)->os());
   } else {
-    if (Raw.Branches.empty())
-      return makeError("{0}: no sample has a branch stack; record with `perf "
-                       "record -b` (or -j any,u), or use --no-lbr for an "
-                       "IP-sample profile",
-                       Opts.Inputs.front());
     BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
     if (Opts.Dump == "cfg")
       printCfgs(P, Image, Out);

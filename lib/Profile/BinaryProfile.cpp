@@ -87,7 +87,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     bump(St.BranchesTotal, C.Count);
     // Counts are window-weighted estimates; mispredictions keep their
     // observed ratio.
-    uint64_t Est = Raw.estimate(C.Weight);
+    uint64_t Est = Raw.estimate(C.Weight, C.Count);
     uint64_t Mis = C.Count ? uint64_t(double(C.Mispred) * Est / C.Count + 0.5)
                            : 0;
     Edge E{toAddr(K.first), toAddr(K.second), Est, Mis, C.Count};
@@ -111,7 +111,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
       bump(St.RangeOutsideFunctions, C);
       continue;
     }
-    Ranges.push_back({B, E, Raw.estimate(RC.Weight), C});
+    Ranges.push_back({B, E, Raw.estimate(RC.Weight, C), C});
     touch(B);
     touch(E);
   }

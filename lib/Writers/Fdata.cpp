@@ -93,7 +93,7 @@ void writePreAggregated(const RawProfile &Raw, int Dso,
     if (!F || !T)
       continue;
     auto &V = B[{*F, *T}];
-    uint64_t Est = Raw.estimate(C.Weight);
+    uint64_t Est = Raw.estimate(C.Weight, C.Count);
     V.first += Est;
     V.second += C.Count ? uint64_t(double(C.Mispred) * Est / C.Count + 0.5) : 0;
   }
@@ -101,7 +101,7 @@ void writePreAggregated(const RawProfile &Raw, int Dso,
   for (const auto &[K, C] : Raw.Ranges) {
     auto F = addrOf(K.first, Dso, Image), T = addrOf(K.second, Dso, Image);
     if (F && T)
-      R[{*F, *T}] += Raw.estimate(C.Weight);
+      R[{*F, *T}] += Raw.estimate(C.Weight, C.Count);
   }
   // For a PIE, BOLT expects offsets from the first PT_LOAD's address.
   uint64_t Base = 0;

@@ -67,6 +67,10 @@ int main(int argc, char **argv) {
   App.add_flag("--ignore-build-id", Gen.IgnoreBuildId,
                "Use the binary even if its build-id differs from the "
                "recorded one");
+  App.add_flag("--kernel", Gen.Kernel,
+               "Profile the kernel: --binary is a vmlinux (text at its link "
+               "address, as llvm-profgen --kernel), the samples are the "
+               "kernel's, at any load address (KASLR)");
   App.add_flag("--no-lbr", Gen.NoLbr,
                "Use sample IPs only (no branch stacks), as perf2bolt -nl");
   App.add_flag("!--no-window-weighting", Gen.WindowWeighting,

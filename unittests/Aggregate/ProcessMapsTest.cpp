@@ -22,6 +22,9 @@ MmapEvent mm(uint32_t Pid, uint64_t Addr, uint64_t Len, uint64_t PgOff,
   E.PgOff = PgOff;
   E.Prot = Prot;
   E.Filename = Name;
+  // perf writes the kernel's maps for pid -1 with a kernel cpumode.
+  if (Pid == uint32_t(-1))
+    E.Misc = perfabi::PERF_RECORD_MISC_KERNEL;
   return E;
 }
 
@@ -86,11 +89,12 @@ TEST(ProcessMaps, OldKernelMapCoversUserSpaceButServesKernelModeOnly) {
   EXPECT_EQ(M.find(77, 0x7f0000001000ULL, AddrMode::User), nullptr);
   EXPECT_EQ(M.find(78, 0x400010, AddrMode::User), nullptr);
   EXPECT_EQ(M.find(77, 0x7f0000001000ULL, AddrMode::Either), nullptr);
-  // Kernel mode finds the kernel at its text, offsets being addresses.
+  // Kernel mode finds the kernel at its text, offsets counted from the
+  // symbol the map is named after (_stext here).
   const Mapping *A = M.find(77, 0xffffffff81234567ULL, AddrMode::Kernel);
   ASSERT_TRUE(A);
   EXPECT_EQ(A->Start, 0xffffffff81000190ULL);
-  EXPECT_EQ(A->fileOffset(0xffffffff81234567ULL), 0xffffffff81234567ULL);
+  EXPECT_EQ(A->fileOffset(0xffffffff81234567ULL), 0x2343d7ULL);
   EXPECT_EQ(M.find(77, 0x400010, AddrMode::Kernel), nullptr);
   // A mapped user address stays the process's in every mode but Kernel.
   const Mapping *U = M.find(77, 0x400010, AddrMode::Either);

@@ -120,14 +120,22 @@ struct RawProfile {
       return 1.0;
     return TotalWeight > 0 ? double(WeightedEntries) / TotalWeight : 1.0;
   }
-  /// A weight as an estimated execution count.
-  uint64_t estimate(double W) const;
+  /// The summed weight W of something seen Seen times, as an estimated
+  /// execution count: never 0 for what was seen. Small periods (perf
+  /// record -c 1) give weights far below 1 per observation, and rounding
+  /// each to nearest made a sampled path vanish (two samples at period 1 or
+  /// 5 gave a profile of zeros); the estimate may be small, but a path that
+  /// was sampled ran at least once.
+  uint64_t estimate(double W, uint64_t Seen) const;
 
   /// Adds another profile's counts (saturating).
   void merge(const RawProfile &O);
   /// Renames DSO indices (Old -> New) in every key, merging counts: the same
   /// binary mapped from several paths becomes one.
   void renameDsos(const llvm::DenseMap<int, int> &OldToNew);
+  /// Replaces every Loc L of every key by Map(L), merging counts of keys
+  /// that become equal. Samples per DSO stay as they are.
+  void rekey(llvm::function_ref<Loc(Loc)> Map);
 };
 
 /// Counts the branch stacks of samples into a RawProfile, given the

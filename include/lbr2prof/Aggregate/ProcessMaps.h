@@ -65,11 +65,12 @@ AddrMode addrModeOf(uint16_t Misc);
 class ProcessMaps {
 public:
   /// Records an mmap; non-executable mappings are ignored. A kernel text
-  /// mapping (`[kernel.kallsyms]...`) whose PgOff lies inside it starts at
-  /// PgOff: perf stores there the runtime address of the kernel's first
-  /// text symbol (`_text` or `_stext`), while perf up to 4.x wrote a start
-  /// of 0 or below the kernel. Kernel text offsets are then runtime
-  /// addresses (fileOffset(A) == A), as in recordings of newer perf.
+  /// mapping (`[kernel.kallsyms]_text` or `_stext`) whose PgOff lies inside
+  /// it starts at PgOff: perf stores there the runtime address of the
+  /// symbol its name ends with (perf's reference relocation symbol), while
+  /// perf up to 4.x wrote a start of 0 or below the kernel. Its offsets
+  /// are then offsets from that symbol, the same whatever the kernel's
+  /// load address (KASLR), and --kernel turns them into vmlinux addresses.
   void addMmap(const MmapEvent &E);
   /// Copies the parent's mappings to a new process (not to a new thread).
   void fork(uint32_t Pid, uint32_t PPid);

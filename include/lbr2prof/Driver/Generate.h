@@ -27,6 +27,9 @@ struct GenerateOptions {
   OutputFormat Format = OutputFormat::Auto;
   std::vector<uint32_t> Pids;
   bool IgnoreBuildId = false;
+  /// Profile the kernel: Binary is a vmlinux, the samples are those on the
+  /// recording's kernel text map (Kernel.h).
+  bool Kernel = false;
   /// Use sample IPs only (no branch stacks), as perf2bolt -nl.
   bool NoLbr = false;
   bool Stats = false;
