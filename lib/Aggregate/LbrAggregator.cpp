@@ -555,7 +555,9 @@ Error LbrAggregator::onSample(const Sample &S, const RecordInfo &) {
     ++Main.Profile.Stats.SamplesFiltered;
     return Error::success();
   }
-  if (!Pool) {
+  // A batch keeps no call chains: a sample with one (perf script text,
+  // copied records) is counted here, on the reading thread.
+  if (!Pool || (Opts.Contexts && !S.Callchain.empty())) {
     Main.count(*Maps, Pid, S.Ip, S.Period, S.Branches, S.Callchain);
     return Error::success();
   }
