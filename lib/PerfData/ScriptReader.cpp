@@ -112,6 +112,10 @@ private:
   /// Count from a pre-aggregated count line, for the next sample (0: none).
   uint64_t PendingCount = 0;
   uint64_t PendingCountLine = 0;
+  /// The first line skipped as prose, and the error it makes if the text
+  /// holds nothing else.
+  uint64_t FirstSkippedLine = 0;
+  std::string FirstSkippedWhy;
   /// The process pid-less samples belong to: that of the last MMAP line.
   uint32_t TextPid = 0;
   AssumedMapping Assumed;
@@ -499,9 +503,18 @@ Error ScriptReader::line(StringRef Raw, PerfEventHandler &H) {
   if (Error Err = flushFrames(H, false))
     return Err;
   // A line of prose from a tool around perf ("Using perf wrapper that
-  // supports hot-text. ..."), or the event name alone: no data.
+  // supports hot-text. ..."), or the event name alone: no data. If nothing
+  // else comes, the file was not perf script text: that line is the error.
   if (Fields.empty() || isAlpha(Fields[0].front())) {
-    ++Info.TextLinesSkipped;
+    if (!Info.TextLinesSkipped++ && !Fields.empty()) {
+      FirstSkippedLine = LineNo;
+      FirstSkippedWhy =
+          Fields.size() == 2
+              ? ("expected a decimal pid, found '" + Fields[0] + "'").str()
+              : ("expected a sample ('[pid] ip brstack...'), found '" +
+                 L.take_front(60) + "'")
+                    .str();
+    }
     return Error::success();
   }
   // `-F pid,ip`: a sample with no branches.
@@ -560,6 +573,11 @@ Error ScriptReader::run(PerfEventHandler &H) {
   // The text ended after IP lines (`-F ip`) or a count.
   if (Error Err = flushFrames(H, false))
     return Err;
+  if (!RecordNo && FirstSkippedLine) {
+    LineNo = FirstSkippedLine;
+    LinesRead = 0;
+    return err(FirstSkippedWhy);
+  }
   if (PendingCount) {
     LineNo = PendingCountLine;
     return err("a sample count at the end of the text, with no sample");
