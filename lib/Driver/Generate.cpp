@@ -198,6 +198,30 @@ static Error useKernel(RawProfile &Raw, int Dso, const DsoInfo &Kernel,
   return relocateKernel(Raw, Dso, Kernel.Path, Image, BinPath);
 }
 
+/// perf script text may map no file at all (llvm-profgen's inputs): the
+/// reader is told where the binary would sit, its preferred addresses, and
+/// the user that it was assumed.
+static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
+                                 const BinaryImage *Known) {
+  if (Binary.empty() || !Src.mayLackMappings())
+    return Error::success();
+  std::unique_ptr<BinaryImage> Own;
+  if (!Known) {
+    Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Binary);
+    if (!I)
+      return I.takeError();
+    Own = std::move(*I);
+    Known = Own.get();
+  }
+  AssumedMapping M;
+  M.Path = Binary.str();
+  for (const Segment &G : Known->segments())
+    if (G.Exec)
+      M.Segments.push_back({G.VAddr, G.MemSize, G.Offset});
+  Src.assumeMapping(std::move(M));
+  return Error::success();
+}
+
 Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                   raw_ostream &Err) {
   if (Opts.Inputs.empty() && Opts.FromTruth.empty())
@@ -257,11 +281,21 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     Expected<std::unique_ptr<EventSource>> Src = openEventSource(In);
     if (!Src)
       return Src.takeError();
+    // A kernel is found on the kernel's map, never assumed into a process.
+    if (Error E = assumeBinaryMapping(**Src, Opts.Kernel ? "" : Opts.Binary,
+                                      OracleImage.get()))
+      return E;
     Agg.setInputName(In);
     ProgressHandler PH(Agg, **Src, "reading " + In);
     if (Error E = (*Src)->run(PH))
       return E;
     const PerfFileInfo &Info = (*Src)->info();
+    if (Info.AssumedLoadAddress)
+      Err << formatv("note: {0}: no mapping of {1} in the input; assumed it "
+                     "loaded at its preferred address {2:x} (as llvm-profgen "
+                     "does)\n",
+                     In, sys::path::filename(Opts.Binary),
+                     *Info.AssumedLoadAddress);
     PerfBuildIds.insert(PerfBuildIds.end(), Info.BuildIds.begin(),
                         Info.BuildIds.end());
     if (EventName.empty() && !Info.Attrs.empty())

@@ -1,16 +1,28 @@
 //===- ScriptReader.cpp - `perf script` text as an event source -----------===//
 //
-// Reads the text that llvm-profgen and perf2bolt consume, produced by
+// Reads the text that llvm-profgen and perf2bolt consume and turns it into
+// the same events the perf.data reader yields. The dialects, each with a
+// sample line above the code that reads it (docs/formats.md has them all):
 //   perf script -F ip,brstack --show-mmap-events        (llvm-profgen)
 //   perf script -F pid,ip,brstack --show-mmap-events    (perf2bolt)
-// and turns it into the same events the perf.data reader yields. Lines:
+//   perf script -F event,ip,brstack                     (event name first)
+//   perf record -b -g, then perf script -F ip,brstack   (hybrid: call stack
+//                                                        lines, then the LBR)
+//   llvm-profgen's pre-aggregated text: a count line, then a sample
+// and the side-band lines perf prints with --show-mmap-events and
+// --show-task-events:
 //
 //   [PID] PERF_RECORD_MMAP2 1234/1234: [0x400000(0x1000) @ 0 08:01 99 0]: r-xp /bin/app
 //   [PID] PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x1276508) @ 0xffffffff81000000]: x [kernel.kallsyms]_text
 //   [PID] PERF_RECORD_COMM[ exec]: app:1234/1234
 //   [PID] PERF_RECORD_FORK(1235:1235):(1234:1234)
 //   [PID] PERF_RECORD_EXIT(1235:1235):(1234:1234)
-//   [PID] IP 0x401136/0x401120/P/-/-/3[/TYPE[/SPEC]] 0x.../...   (newest first)
+//
+// Comment lines (`#`, `//`, `;`, as llvm-profgen's test inputs have) are
+// skipped. Samples without a pid belong to the process of the last MMAP
+// line (llvm-profgen ignores pids: one process is all it knows); when no
+// line maps the profiled binary, the driver's AssumedMapping places it at
+// its preferred address, as llvm-profgen does.
 //
 // The text is read in chunks and split into lines in place; branch entries
 // are built into one reused array, so a sample allocates nothing.
@@ -19,15 +31,21 @@
 #include "ByteSource.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "lbr2prof/Support/Error.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 using namespace lbr2prof::perfabi;
 
 namespace lbr2prof {
 namespace {
+
+/// The largest count a pre-aggregated line may give: the sample is
+/// delivered that many times, so a corrupt count must not run for hours.
+constexpr uint64_t MaxAggregatedCount = 10000000;
 
 class ScriptReader : public EventSource {
 public:
@@ -40,12 +58,32 @@ public:
   const PerfFileInfo &info() const override { return Info; }
   uint64_t bytesRead() const override { return Consumed; }
   StringRef formatName() const override { return "perf script text"; }
+  bool mayLackMappings() const override { return true; }
+  void assumeMapping(AssumedMapping M) override {
+    Assumed = std::move(M);
+    HasAssumed = !Assumed.Segments.empty();
+  }
   Error run(PerfEventHandler &H) override;
 
 private:
-  Error line(StringRef L, PerfEventHandler &H);
+  Error line(StringRef Raw, PerfEventHandler &H);
+  Error sideBand(StringRef L, ArrayRef<StringRef> Tok, size_t I,
+                 int64_t SamplePid, PerfEventHandler &H);
   Error mmapLine(StringRef Rest, bool Is2, int64_t SamplePid,
                  PerfEventHandler &H);
+  Error sampleLine(ArrayRef<StringRef> Tok, size_t FirstBranch,
+                   PerfEventHandler &H);
+  /// Ends the call stack read so far: as one sample with that stack and no
+  /// branches (AsStack: a blank line closed it, as perf prints a stack
+  /// sample), or as one IP-only sample per line (`perf script -F ip`).
+  Error flushFrames(PerfEventHandler &H, bool AsStack);
+  /// Makes the call stack read so far S's call chain (PERF_CONTEXT_USER,
+  /// then the frames), its innermost frame S's IP.
+  void takeFrames(Sample &S);
+  /// Delivers S (Count times for a pre-aggregated sample), first mapping
+  /// the profiled binary if nothing has.
+  Error deliver(Sample &S, PerfEventHandler &H);
+  Error assumeIn(uint32_t Pid, PerfEventHandler &H);
   Error err(const Twine &Msg) const {
     InputLocation Loc;
     Loc.File = Src->name();
@@ -67,6 +105,25 @@ private:
   uint64_t LinesRead = 0;
   uint64_t RecordNo = 0;
   std::vector<BranchEntry> Branches;
+  /// The call stack lines read so far (innermost first); the call chain handed out with a sample (PERF_CONTEXT_USER,
+  /// then the frames).
+  std::vector<uint64_t> Frames;
+  std::vector<ulittle64> Chain;
+  /// Count from a pre-aggregated count line, for the next sample (0: none).
+  uint64_t PendingCount = 0;
+  uint64_t PendingCountLine = 0;
+  /// The first line skipped as prose, and the error it makes if the text
+  /// holds nothing else.
+  uint64_t FirstSkippedLine = 0;
+  std::string FirstSkippedWhy;
+  /// The process pid-less samples belong to: that of the last MMAP line.
+  uint32_t TextPid = 0;
+  AssumedMapping Assumed;
+  bool HasAssumed = false;
+  /// A line mapped a file named as the assumed binary: nothing is assumed.
+  bool BinaryMapped = false;
+  /// Processes the assumed mapping was given to.
+  DenseSet<uint32_t> AssumedPids;
 };
 
 bool parseHex(StringRef S, uint64_t &V) {
@@ -189,6 +246,14 @@ Error ScriptReader::mmapLine(StringRef Rest, bool Is2, int64_t SamplePid,
     E.Ident.Has = PERF_SAMPLE_TID;
     E.Ident.Pid = uint32_t(SamplePid);
   }
+  // The process samples without a pid belong to (the kernel's -1 is no
+  // process), and whether the profiled binary is mapped by some line: a
+  // file of the same name, as llvm-profgen matches mappings.
+  if (Pid >= 0)
+    TextPid = uint32_t(Pid);
+  if (HasAssumed && E.isExecutable() &&
+      sys::path::filename(E.Filename) == sys::path::filename(Assumed.Path))
+    BinaryMapped = true;
   RecordInfo R;
   R.Type = Is2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP;
   R.Index = RecordNo++;
@@ -198,76 +263,146 @@ Error ScriptReader::mmapLine(StringRef Rest, bool Is2, int64_t SamplePid,
   return H.onMmap(E, R);
 }
 
-Error ScriptReader::line(StringRef L, PerfEventHandler &H) {
-  L = L.trim();
-  if (L.empty() || L.starts_with("#"))
-    return Error::success();
-  SmallVector<StringRef, 80> Tok;
-  L.split(Tok, ' ', -1, false);
-  // Tabs also separate fields in some perf versions.
-  int64_t SamplePid = -1;
-  size_t I = 0;
-  if (Tok.size() > 1 && Tok[1].starts_with("PERF_RECORD_")) {
-    if (Tok[0].getAsInteger(10, SamplePid))
-      return err("expected a pid before " + Tok[1]);
-    I = 1;
+Error ScriptReader::sideBand(StringRef L, ArrayRef<StringRef> Tok, size_t I,
+                             int64_t SamplePid, PerfEventHandler &H) {
+  size_t At = L.find(Tok[I]) + Tok[I].size();
+  StringRef Rest = L.drop_front(At);
+  StringRef Kind = Tok[I];
+  if (Kind == "PERF_RECORD_MMAP2")
+    return mmapLine(Rest, true, SamplePid, H);
+  if (Kind == "PERF_RECORD_MMAP")
+    return mmapLine(Rest, false, SamplePid, H);
+  RecordInfo R;
+  R.Index = RecordNo++;
+  R.FileOffset = LineNo;
+  if (Kind.starts_with("PERF_RECORD_COMM")) {
+    // PERF_RECORD_COMM[ exec]: name:pid/tid
+    CommEvent E;
+    R.Type = PERF_RECORD_COMM;
+    if (Rest.ltrim().starts_with("exec"))
+      E.Misc = PERF_RECORD_MISC_COMM_EXEC;
+    // "PERF_RECORD_COMM: name:pid/tid" or "PERF_RECORD_COMM exec: ...".
+    StringRef Body = Rest;
+    if (!Kind.ends_with(":"))
+      Body = Rest.drop_until([](char C) { return C == ':'; }).drop_front();
+    Body = Body.trim();
+    size_t Colon = Body.rfind(':');
+    if (Colon == StringRef::npos)
+      return err("expected name:pid/tid in COMM line");
+    E.Comm = Body.take_front(Colon);
+    StringRef P, T;
+    std::tie(P, T) = Body.drop_front(Colon + 1).split('/');
+    if (P.getAsInteger(10, E.Pid) || T.getAsInteger(10, E.Tid))
+      return err("expected name:pid/tid in COMM line");
+    if (Error Err = H.onRecord(R))
+      return Err;
+    return H.onComm(E, R);
   }
-  if (Tok[I].starts_with("PERF_RECORD_")) {
-    size_t At = L.find(Tok[I]) + Tok[I].size();
-    StringRef Rest = L.drop_front(At);
-    StringRef Kind = Tok[I];
-    if (Kind == "PERF_RECORD_MMAP2")
-      return mmapLine(Rest, true, SamplePid, H);
-    if (Kind == "PERF_RECORD_MMAP")
-      return mmapLine(Rest, false, SamplePid, H);
+  if (Kind.starts_with("PERF_RECORD_FORK") ||
+      Kind.starts_with("PERF_RECORD_EXIT")) {
+    // PERF_RECORD_FORK(pid:tid):(ppid:ptid)
+    TaskEvent E;
+    E.IsFork = Kind.starts_with("PERF_RECORD_FORK");
+    R.Type = E.IsFork ? PERF_RECORD_FORK : PERF_RECORD_EXIT;
+    unsigned V[4];
+    StringRef S = L.drop_front(L.find(Kind) + 16);
+    if (sscanf(S.str().c_str(), "(%u:%u):(%u:%u)", &V[0], &V[1], &V[2],
+               &V[3]) != 4)
+      return err("expected (pid:tid):(ppid:ptid) in " + Kind + " line");
+    E.Pid = V[0], E.Tid = V[1], E.PPid = V[2], E.PTid = V[3];
+    if (Error Err = H.onRecord(R))
+      return Err;
+    return H.onTask(E, R);
+  }
+  return Error::success(); // Other side-band lines carry nothing we use.
+}
+
+// Before the first sample of a process, while no line has mapped the
+// profiled binary: MMAP2 events for its executable segments at their
+// preferred addresses, page-aligned as the loader maps them.
+Error ScriptReader::assumeIn(uint32_t Pid, PerfEventHandler &H) {
+  if (!HasAssumed || BinaryMapped || !AssumedPids.insert(Pid).second)
+    return Error::success();
+  constexpr uint64_t Page = 0x1000;
+  for (const AssumedMapping::Segment &G : Assumed.Segments) {
+    MmapEvent E;
+    E.IsMmap2 = true;
+    E.Pid = E.Tid = Pid;
+    E.Addr = G.VAddr & ~(Page - 1);
+    E.Len = alignTo(G.VAddr + G.MemSize, Page) - E.Addr;
+    E.PgOff = G.Offset & ~(Page - 1);
+    E.Prot = 5; // r-x
+    E.Flags = 2; // private
+    E.Filename = Assumed.Path;
     RecordInfo R;
+    R.Type = PERF_RECORD_MMAP2;
     R.Index = RecordNo++;
     R.FileOffset = LineNo;
-    if (Kind.starts_with("PERF_RECORD_COMM")) {
-      // PERF_RECORD_COMM[ exec]: name:pid/tid
-      CommEvent E;
-      R.Type = PERF_RECORD_COMM;
-      if (Rest.ltrim().starts_with("exec"))
-        E.Misc = PERF_RECORD_MISC_COMM_EXEC;
-      // "PERF_RECORD_COMM: name:pid/tid" or "PERF_RECORD_COMM exec: ...".
-      StringRef Body = Rest;
-      if (!Kind.ends_with(":"))
-        Body = Rest.drop_until([](char C) { return C == ':'; }).drop_front();
-      Body = Body.trim();
-      size_t Colon = Body.rfind(':');
-      if (Colon == StringRef::npos)
-        return err("expected name:pid/tid in COMM line");
-      E.Comm = Body.take_front(Colon);
-      StringRef P, T;
-      std::tie(P, T) = Body.drop_front(Colon + 1).split('/');
-      if (P.getAsInteger(10, E.Pid) || T.getAsInteger(10, E.Tid))
-        return err("expected name:pid/tid in COMM line");
-      if (Error Err = H.onRecord(R))
-        return Err;
-      return H.onComm(E, R);
-    }
-    if (Kind.starts_with("PERF_RECORD_FORK") ||
-        Kind.starts_with("PERF_RECORD_EXIT")) {
-      // PERF_RECORD_FORK(pid:tid):(ppid:ptid)
-      TaskEvent E;
-      E.IsFork = Kind.starts_with("PERF_RECORD_FORK");
-      R.Type = E.IsFork ? PERF_RECORD_FORK : PERF_RECORD_EXIT;
-      unsigned V[4];
-      StringRef S = L.drop_front(L.find(Kind) + 16);
-      if (sscanf(S.str().c_str(), "(%u:%u):(%u:%u)", &V[0], &V[1], &V[2],
-                 &V[3]) != 4)
-        return err("expected (pid:tid):(ppid:ptid) in " + Kind + " line");
-      E.Pid = V[0], E.Tid = V[1], E.PPid = V[2], E.PTid = V[3];
-      if (Error Err = H.onRecord(R))
-        return Err;
-      return H.onTask(E, R);
-    }
-    return Error::success(); // Other side-band lines carry nothing we use.
+    if (Error Err = H.onRecord(R))
+      return Err;
+    if (Error Err = H.onMmap(E, R))
+      return Err;
+    if (!Info.AssumedLoadAddress)
+      Info.AssumedLoadAddress = E.Addr;
   }
-  // A sample: [pid] ip brstack...
-  size_t FirstBranch = 0;
-  while (FirstBranch < Tok.size() && !Tok[FirstBranch].contains('/'))
-    ++FirstBranch;
+  return Error::success();
+}
+
+Error ScriptReader::deliver(Sample &S, PerfEventHandler &H) {
+  if (!(S.Ident.Has & PERF_SAMPLE_TID))
+    S.Ident.Pid = S.Ident.Tid = TextPid;
+  if (Error Err = assumeIn(S.Ident.Pid, H))
+    return Err;
+  uint64_t Count = PendingCount ? PendingCount : 1;
+  PendingCount = 0;
+  RecordInfo R;
+  R.Type = PERF_RECORD_SAMPLE;
+  R.FileOffset = LineNo;
+  for (uint64_t K = 0; K < Count; ++K) {
+    R.Index = RecordNo++;
+    if (Error Err = H.onRecord(R))
+      return Err;
+    if (Error Err = H.onSample(S, R))
+      return Err;
+  }
+  return Error::success();
+}
+
+void ScriptReader::takeFrames(Sample &S) {
+  Chain.clear();
+  Chain.push_back(ulittle64(PERF_CONTEXT_USER));
+  for (uint64_t F : Frames)
+    Chain.push_back(ulittle64(F));
+  Info.Attrs[0].SampleType |= PERF_SAMPLE_CALLCHAIN;
+  S.Ip = Frames[0];
+  S.Callchain = Chain;
+  Frames.clear();
+}
+
+Error ScriptReader::flushFrames(PerfEventHandler &H, bool AsStack) {
+  if (Frames.empty())
+    return Error::success();
+  Sample S;
+  S.Misc = PERF_RECORD_MISC_USER;
+  if (AsStack) {
+    takeFrames(S);
+    return deliver(S, H);
+  }
+  // Lines of `perf script -F ip`: one sample each.
+  for (uint64_t Ip : Frames) {
+    S.Ip = Ip;
+    if (Error Err = deliver(S, H))
+      return Err;
+  }
+  Frames.clear();
+  return Error::success();
+}
+
+//   [PID] IP 0x401136/0x401120/P/-/-/3[/TYPE[/SPEC]] 0x.../...   (newest first)
+//   EVENT: IP 0x401310/0x4012f0/P/-/-/22//- ...          (-F event,ip,brstack)
+//    0x4005c8/0x4005dc/P/-/-/0  0x40062f/0x4005b0/P/-/-/0 ...   (after a stack)
+Error ScriptReader::sampleLine(ArrayRef<StringRef> Tok, size_t FirstBranch,
+                               PerfEventHandler &H) {
   Sample S;
   S.Misc = PERF_RECORD_MISC_USER;
   if (FirstBranch == 2) {
@@ -288,13 +423,106 @@ Error ScriptReader::line(StringRef L, PerfEventHandler &H) {
       return err("malformed branch entry '" + Tok[K] +
                  "', expected FROM/TO/M|P|-/X|-/A|-/CYCLES");
   S.Branches = Branches;
-  RecordInfo R;
-  R.Type = PERF_RECORD_SAMPLE;
-  R.Index = RecordNo++;
-  R.FileOffset = LineNo;
-  if (Error Err = H.onRecord(R))
+  // A branch stack with no IP of its own ends the call stack above it: a
+  // hybrid sample (perf record -b -g), its IP the stack's innermost frame.
+  if (FirstBranch == 0 && !Frames.empty()) {
+    takeFrames(S);
+    return deliver(S, H);
+  }
+  // Lines before a sample with its own IP were IP-only samples.
+  if (Error Err = flushFrames(H, false))
     return Err;
-  return H.onSample(S, R);
+  return deliver(S, H);
+}
+
+Error ScriptReader::line(StringRef Raw, PerfEventHandler &H) {
+  // llvm-profgen's pre-aggregated text: a count alone on a line, at its
+  // very start, then the sample it counts (stack lines are indented, so a
+  // frame is never read as a count):
+  //   2
+  //             4005dc
+  //    0x4005c8/0x4005dc 0x40062f/0x4005b0 ...
+  Raw = Raw.rtrim('\r');
+  if (!Raw.empty() && all_of(Raw, isDigit)) {
+    if (Error Err = flushFrames(H, false))
+      return Err;
+    if (PendingCount)
+      return err(formatv("expected a sample after the count on line {0}, "
+                         "found another count",
+                         PendingCountLine));
+    uint64_t N;
+    if (Raw.getAsInteger(10, N) || N == 0 || N > MaxAggregatedCount)
+      return err(formatv("sample count '{0}' out of range (1 to {1})", Raw,
+                         MaxAggregatedCount));
+    PendingCount = N;
+    PendingCountLine = LineNo;
+    return Error::success();
+  }
+  StringRef L = Raw.trim();
+  // A blank line ends a call stack: perf prints one after a stack sample
+  // that has no branch stack.
+  if (L.empty())
+    return flushFrames(H, true);
+  if (L.starts_with("#") || L.starts_with("//") || L.starts_with(";"))
+    return Error::success();
+  SmallVector<StringRef, 80> Tok;
+  L.split(Tok, ' ', -1, false);
+  int64_t SamplePid = -1;
+  size_t I = 0;
+  if (Tok.size() > 1 && Tok[1].starts_with("PERF_RECORD_")) {
+    if (Tok[0].getAsInteger(10, SamplePid))
+      return err("expected a pid before " + Tok[1]);
+    I = 1;
+  }
+  if (Tok[I].starts_with("PERF_RECORD_")) {
+    if (Error Err = flushFrames(H, false))
+      return Err;
+    return sideBand(L, Tok, I, SamplePid, H);
+  }
+  // The event's name (`-F event,...`, "br_inst_retired.near_taken:upp:")
+  // comes first; there is one event here, so it is dropped.
+  size_t First = 0;
+  while (First < Tok.size() && Tok[First].ends_with(":") &&
+         !Tok[First].contains('/'))
+    ++First;
+  ArrayRef<StringRef> Fields = ArrayRef<StringRef>(Tok).drop_front(First);
+  size_t FirstBranch = 0;
+  while (FirstBranch < Fields.size() && !Fields[FirstBranch].contains('/'))
+    ++FirstBranch;
+  if (FirstBranch < Fields.size())
+    return sampleLine(Fields, FirstBranch, H);
+  // No branch stack. One hex number: a call stack frame (innermost first,
+  // as `perf script` prints a call chain) or, if no branch stack follows,
+  // the IP of a sample (`-F ip`):
+  //             4005dc
+  uint64_t A;
+  if (Fields.size() == 1 && parseHex(Fields[0], A)) {
+    Frames.push_back(A);
+    return Error::success();
+  }
+  if (Error Err = flushFrames(H, false))
+    return Err;
+  // A line of prose from a tool around perf ("Using perf wrapper that
+  // supports hot-text. ..."), or the event name alone: no data. If nothing
+  // else comes, the file was not perf script text: that line is the error.
+  if (Fields.empty() || isAlpha(Fields[0].front())) {
+    if (!Info.TextLinesSkipped++ && !Fields.empty()) {
+      FirstSkippedLine = LineNo;
+      FirstSkippedWhy =
+          Fields.size() == 2
+              ? ("expected a decimal pid, found '" + Fields[0] + "'").str()
+              : ("expected a sample ('[pid] ip brstack...'), found '" +
+                 L.take_front(60) + "'")
+                    .str();
+    }
+    return Error::success();
+  }
+  // `-F pid,ip`: a sample with no branches.
+  if (Fields.size() == 2)
+    return sampleLine(Fields, 2, H);
+  return err("expected a sample ('[pid] ip brstack...', or call stack lines "
+             "then a branch stack), found '" +
+             L.take_front(60) + "'");
 }
 
 Error ScriptReader::run(PerfEventHandler &H) {
@@ -341,6 +569,18 @@ Error ScriptReader::run(PerfEventHandler &H) {
     Len -= Start;
     if (Eof)
       break;
+  }
+  // The text ended after IP lines (`-F ip`) or a count.
+  if (Error Err = flushFrames(H, false))
+    return Err;
+  if (!RecordNo && FirstSkippedLine) {
+    LineNo = FirstSkippedLine;
+    LinesRead = 0;
+    return err(FirstSkippedWhy);
+  }
+  if (PendingCount) {
+    LineNo = PendingCountLine;
+    return err("a sample count at the end of the text, with no sample");
   }
   return Error::success();
 }

@@ -19,6 +19,7 @@
 #include "llvm/Support/Error.h"
 #include <bitset>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,14 @@ struct PerfFileInfo {
   CompressionInfo Compression;
   uint64_t SampleTimeFirst = 0, SampleTimeLast = 0;
   std::string ClockIdName;
+  /// perf script text only: set when no line mapped the profiled binary
+  /// (see EventSource::assumeMapping) and its samples were taken to hit it
+  /// at this runtime address, its preferred (link-time) address.
+  std::optional<uint64_t> AssumedLoadAddress;
+  /// perf script text only: lines that carry no data and were skipped (a
+  /// tool's banner such as "Using perf wrapper ..."); comments are not
+  /// counted.
+  uint64_t TextLinesSkipped = 0;
 
   /// The attr a sample id belongs to, or -1.
   int attrForId(uint64_t Id) const;
@@ -147,11 +156,31 @@ struct PerfReaderOptions {
   bool TimeOrdered = true;
 };
 
+/// The profiled binary as the perf script reader needs it to place samples
+/// that no mapping covers: its path and its executable PT_LOAD segments.
+struct AssumedMapping {
+  struct Segment {
+    /// Link-time (preferred) address and size in memory, file offset.
+    uint64_t VAddr = 0, MemSize = 0, Offset = 0;
+  };
+  std::string Path;
+  std::vector<Segment> Segments;
+};
+
 /// Anything that yields perf events: a perf.data file or stream, or perf
 /// script text.
 class EventSource {
 public:
   virtual ~EventSource();
+  /// True for inputs that may show no mapping of the profiled binary at all
+  /// (perf script text written for llvm-profgen): give them the binary with
+  /// assumeMapping() before run().
+  virtual bool mayLackMappings() const { return false; }
+  /// Samples read while no line has mapped a file named as M.Path (same
+  /// file name) are taken to hit M at its preferred addresses, as
+  /// llvm-profgen assumes: the source yields MMAP2 events for M's segments
+  /// in the sample's process first, and sets info().AssumedLoadAddress.
+  virtual void assumeMapping(AssumedMapping M) { (void)M; }
   /// Header facts (empty for perf script text, apart from what its lines
   /// imply).
   virtual const PerfFileInfo &info() const = 0;
