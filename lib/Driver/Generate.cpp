@@ -174,9 +174,15 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
     if (!Src)
       return Src.takeError();
     Agg.setInputName(In);
-    ProgressHandler PH(Agg, **Src, "reading " + In);
-    if (Error E = (*Src)->run(PH))
-      return E;
+    Error RunErr = [&] {
+      ProgressHandler PH(Agg, **Src, "reading " + In);
+      return (*Src)->run(PH);
+    }();
+    // Faults the reader survived (a damaged header feature, a cut pipe).
+    for (const std::string &W : (*Src)->warnings())
+      Err << "lbr2prof: warning: " << W << '\n';
+    if (RunErr)
+      return RunErr;
     const PerfFileInfo &Info = (*Src)->info();
     PerfBuildIds.insert(PerfBuildIds.end(), Info.BuildIds.begin(),
                         Info.BuildIds.end());
