@@ -328,8 +328,20 @@ Error PerfReader::Impl::skipBytes(uint64_t N, const InputLocation &L) {
   N -= InBuf;
   if (!N)
     return Error::success();
+  // In pipe mode a payload cut by the end of the stream is the stream's
+  // tail, like a cut record (see run()).
+  auto cutTail = [&](uint64_t Missing) {
+    warn(L, formatv("the stream ends inside the payload that follows the "
+                    "last record ({0} bytes missing); ignored",
+                    Missing));
+    Pos = End;
+    Eof = true;
+    return Error::success();
+  };
   if (Src->seekable()) {
     uint64_t Target = BufBase + Pos + N;
+    if (Info.PipeMode && Target > Src->size())
+      return cutTail(Target - Src->size());
     if (Target > DataEnd || Target > Src->size())
       return inputError(L, formatv("payload of {0} bytes runs past the end "
                                    "of the data",
@@ -349,9 +361,7 @@ Error PerfReader::Impl::skipBytes(uint64_t N, const InputLocation &L) {
     if (Error E = fill(std::min<uint64_t>(N, buf().size())))
       return E;
     if (End == 0)
-      return inputError(L, formatv("payload runs past the end of the input "
-                                   "({0} bytes missing)",
-                                   N));
+      return cutTail(N);
     size_t K = std::min<uint64_t>(N, End);
     Pos = K;
     N -= K;

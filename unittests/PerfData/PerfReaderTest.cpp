@@ -414,6 +414,27 @@ TEST(PerfReader, PipeCutInsideLastRecordIsAWarning) {
                       .str());
 }
 
+TEST(PerfReader, PipeCutInsideAnAuxtracePayloadIsAWarning) {
+  // AUXTRACE: { u64 size, offset, reference; u32 idx, tid, cpu, res } and
+  // then size bytes of trace that the record's own size does not count.
+  Bytes P = pipeWithOneSample();
+  size_t At = P.size();
+  Bytes Aux;
+  Aux.u64(100).u64(0).u64(0).u32(0).u32(3).u32(0).u32(0);
+  P.append(record(PERF_RECORD_AUXTRACE, 0, Aux));
+  P.B.resize(P.size() + 60, 0xab); // 40 of the 100 bytes missing
+  Collector C;
+  std::vector<std::string> W;
+  ASSERT_EQ(runWarn(P, C, W), "");
+  EXPECT_EQ(C.Samples.size(), 1u);
+  ASSERT_EQ(W.size(), 1u);
+  EXPECT_EQ(W[0], formatv("test.data: offset {0:x} (record #2 AUXTRACE): the "
+                          "stream ends inside the payload that follows the "
+                          "last record (40 bytes missing); ignored",
+                          At)
+                      .str());
+}
+
 TEST(PerfReader, FileModeRecordPastTheDataIsAnError) {
   // The header's data size ends 4 bytes into the second sample.
   Bytes Data = lbrSample(1, 1, 1, {{0x10, 0x20, 0}});
