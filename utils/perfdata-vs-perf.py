@@ -14,8 +14,8 @@ traces into samples of its own, which no reader of records has.
 
 One rendering of perf 6.1 is perf's own choice, undone here rather than
 copied into the dump: a user-space call-chain frame that falls in a mapped
-file is printed as its offset in that file (ip - start + pgoff;
-evsel_fprintf.c, "Show binary offset for userspace addr", dropped in later
+file is printed as its offset in that file (ip - start + pgoff; anonymous
+memory such as //anon keeps the address; evsel_fprintf.c, "Show binary offset for userspace addr", dropped in later
 perf). The dump prints the frame's address; the check replays the MMAP,
 MMAP2 and FORK lines to find the frame's mapping in its process, as perf's
 thread maps do, and compares perf's token with that offset.
@@ -29,6 +29,7 @@ Prints one line per file:
   NAME: same (N samples, M lines)            [+ "warning: ..." lines]
   NAME: MISMATCH at sample #K (line L)        [+ the two lines]
   NAME: refused by perf and lbr2prof: error: ...
+  NAME: perf refuses it (WHY), lbr2prof reads it (N lines)   [--perf-cannot]
 then "compared N files, M mismatches, R refused by both". Exits 1 on any
 mismatch.
 
