@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/WithColor.h"
 #include <algorithm>
 #include <map>
 
@@ -53,6 +54,9 @@ int32_t identPid(const SampleId &Id, int64_t Own = -1) {
     return int32_t(Id.Pid);
   return int32_t(Own);
 }
+
+/// Frames perf script shows of a call chain (its --max-stack default).
+constexpr unsigned PerfScriptMaxStack = 127;
 
 bool isGuest(unsigned CpuMode) {
   return CpuMode == PERF_RECORD_MISC_GUEST_KERNEL ||
@@ -113,9 +117,12 @@ public:
         ((*Attrs)[S.AttrIndex].SampleType & PERF_SAMPLE_CALLCHAIN)) {
       // With a call chain, perf prints its frames in place of the IP, one
       // per line, then the branch stack on a line of its own.
+      // perf script resolves at most --max-stack frames (default 127,
+      // PERF_MAX_STACK_DEPTH); context markers do not count.
       OS << '\n';
+      unsigned Shown = 0;
       for (uint64_t F : S.Callchain)
-        if (F < PERF_CONTEXT_MAX)
+        if (F < PERF_CONTEXT_MAX && Shown++ < PerfScriptMaxStack)
           OS << '\t' << format("%16" PRIx64, F) << '\n';
     } else {
       OS << format("%16" PRIx64, S.Ip);
@@ -378,6 +385,13 @@ void SummaryCollector::print(raw_ostream &OS, const EventSource &Src,
   printSamplesPerDso(PerDso, Maps, OS);
 }
 
+/// Prints the faults the reader survived, one line each, on stderr (stdout
+/// carries the dump).
+void printWarnings(const EventSource &Src) {
+  for (const std::string &W : Src.warnings())
+    WithColor::warning(errs(), "lbr2prof") << W << '\n';
+}
+
 } // namespace
 
 Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
@@ -388,14 +402,22 @@ Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
       return Src.takeError();
     if (Opts.Summary) {
       SummaryCollector C;
-      ProgressHandler PH(C, **Src, "reading " + In);
-      if (Error E = (*Src)->run(PH))
+      // The progress line is cleared before any warning is printed.
+      Error E = [&] {
+        ProgressHandler PH(C, **Src, "reading " + In);
+        return (*Src)->run(PH);
+      }();
+      printWarnings(**Src);
+      if (E)
         return E;
       C.print(OS, **Src, In);
     } else {
       LinePrinter P(OS, Opts);
       P.Attrs = &(*Src)->info().Attrs;
-      if (Error E = (*Src)->run(P))
+      Error E = (*Src)->run(P);
+      OS.flush();
+      printWarnings(**Src);
+      if (E)
         return E;
     }
   }

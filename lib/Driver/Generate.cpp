@@ -286,9 +286,15 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                                       OracleImage.get()))
       return E;
     Agg.setInputName(In);
-    ProgressHandler PH(Agg, **Src, "reading " + In);
-    if (Error E = (*Src)->run(PH))
-      return E;
+    Error RunErr = [&] {
+      ProgressHandler PH(Agg, **Src, "reading " + In);
+      return (*Src)->run(PH);
+    }();
+    // Faults the reader survived (a damaged header feature, a cut pipe).
+    for (const std::string &W : (*Src)->warnings())
+      Err << "lbr2prof: warning: " << W << '\n';
+    if (RunErr)
+      return RunErr;
     const PerfFileInfo &Info = (*Src)->info();
     if (Info.AssumedLoadAddress)
       Err << formatv("note: {0}: no mapping of {1} in the input; assumed it "

@@ -85,8 +85,20 @@ bool parseBuildIdEvent(ArrayRef<uint8_t> Rec, BuildIdEntry &B,
 
 static bool parseStringFeature(Cursor &C, std::string &Out, std::string &Why,
                                const char *What) {
+  size_t Left = C.left();
+  if (Left < 4) {
+    // perf 3.8 on Arm wrote an empty cpudesc section when it could not
+    // tell the CPU.
+    Why = formatv("{0} feature: {1}-byte section, expected a u32 string "
+                  "length and the string",
+                  What, Left);
+    return false;
+  }
+  uint32_t Len = support::endian::read32le(C.P);
   if (!C.perfString(Out)) {
-    Why = formatv("{0} feature: string runs past the section", What);
+    Why = formatv("{0} feature: string of {1} bytes runs past the section "
+                  "({2} bytes remain)",
+                  What, Len, Left - 4);
     return false;
   }
   return true;

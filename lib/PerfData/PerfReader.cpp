@@ -90,6 +90,11 @@ const Layout *PerfReader::Impl::layoutFor(ArrayRef<uint8_t> Rec,
     Id = support::endian::read64le(Rec.data() + Rec.size() -
                                    8 * L0.IdPosFromEnd);
   }
+  // Records perf synthesizes itself (the kernel's and pre-existing
+  // processes' MMAPs, COMMs, FORKs) carry id 0: perf decodes them with the
+  // first event's layout (evlist__event2evsel), and so do we.
+  if (Id == 0)
+    return &Layouts[0];
   int A = Info.attrForId(Id);
   return A < 0 ? nullptr : &Layouts[A];
 }
@@ -189,6 +194,9 @@ Error PerfReader::Impl::readFileHeader(ArrayRef<uint8_t> H) {
       if (Bits >> B & 1)
         Info.Features.set(W * 64 + B);
   }
+  // Features are optional facts about the recording: a damaged one is
+  // skipped with a warning and the others are still read (perf stops at
+  // the first one its reader refuses and reads the data all the same).
   uint64_t TableOff = Info.DataOffset + Info.DataSize;
   unsigned Slot = 0;
   for (unsigned Bit = 0; Bit < HEADER_FEAT_BITS; ++Bit) {
@@ -199,18 +207,21 @@ Error PerfReader::Impl::readFileHeader(ArrayRef<uint8_t> H) {
     Expected<size_t> G = Src->readAt(Sec, 16, SecOff);
     if (!G)
       return G.takeError();
-    if (*G != 16)
-      return inputError(loc(SecOff), formatv("feature table entry for feature "
-                                             "{0} lies past the end of the file "
-                                             "(truncated?)",
-                                             Bit));
+    if (*G != 16) {
+      warn(loc(SecOff), formatv("feature table entry for feature {0} lies "
+                                "past the end of the file (truncated?); "
+                                "features from here on are ignored",
+                                Bit));
+      break;
+    }
     uint64_t Off = support::endian::read64le(Sec),
              Size = support::endian::read64le(Sec + 8);
-    if (Off > FileSize || Size > FileSize - Off)
-      return inputError(loc(SecOff),
-                        formatv("feature {0} section [{1:x}, +{2:x}) lies "
-                                "outside the {3}-byte file (truncated?)",
+    if (Off > FileSize || Size > FileSize - Off) {
+      warn(loc(SecOff), formatv("feature {0} section [{1:x}, +{2:x}) lies "
+                                "outside the {3}-byte file; feature ignored",
                                 Bit, Off, Size, FileSize));
+      continue;
+    }
     // Only features we decode are read; their size is bounded by the file.
     if (Bit == HEADER_TRACING_DATA || Bit > HEADER_PMU_CAPS)
       continue;
@@ -220,7 +231,7 @@ Error PerfReader::Impl::readFileHeader(ArrayRef<uint8_t> H) {
       return G.takeError();
     std::string Why;
     if (!parseFeature(Bit, Data, Info, Why))
-      return inputError(loc(Off), Why);
+      warn(loc(Off), Why + "; feature ignored");
   }
   return Src->seek(Info.DataOffset);
 }
@@ -317,8 +328,20 @@ Error PerfReader::Impl::skipBytes(uint64_t N, const InputLocation &L) {
   N -= InBuf;
   if (!N)
     return Error::success();
+  // In pipe mode a payload cut by the end of the stream is the stream's
+  // tail, like a cut record (see run()).
+  auto cutTail = [&](uint64_t Missing) {
+    warn(L, formatv("the stream ends inside the payload that follows the "
+                    "last record ({0} bytes missing); ignored",
+                    Missing));
+    Pos = End;
+    Eof = true;
+    return Error::success();
+  };
   if (Src->seekable()) {
     uint64_t Target = BufBase + Pos + N;
+    if (Info.PipeMode && Target > Src->size())
+      return cutTail(Target - Src->size());
     if (Target > DataEnd || Target > Src->size())
       return inputError(L, formatv("payload of {0} bytes runs past the end "
                                    "of the data",
@@ -338,9 +361,7 @@ Error PerfReader::Impl::skipBytes(uint64_t N, const InputLocation &L) {
     if (Error E = fill(std::min<uint64_t>(N, buf().size())))
       return E;
     if (End == 0)
-      return inputError(L, formatv("payload runs past the end of the input "
-                                   "({0} bytes missing)",
-                                   N));
+      return cutTail(N);
     size_t K = std::min<uint64_t>(N, End);
     Pos = K;
     N -= K;
@@ -358,11 +379,23 @@ Error PerfReader::Impl::run(PerfEventHandler &H) {
     if (End - Pos == 0)
       break;
     uint64_t Off = consumed();
-    if (End - Pos < 8)
-      return inputError(loc(Off, RecordIndex),
-                        formatv("truncated record header: {0} bytes remain, "
-                                "expected 8",
-                                End - Pos));
+    // A pipe has no data size: a stream that ends inside its last record
+    // (a writer stopped mid-record, or stray bytes appended) keeps the
+    // records before it, as perf does. In file mode the header's data size
+    // says where the records end, so a record running past it is damage.
+    if (End - Pos < 8) {
+      if (!Info.PipeMode)
+        return inputError(loc(Off, RecordIndex),
+                          formatv("truncated record header: {0} bytes "
+                                  "remain, expected 8",
+                                  End - Pos));
+      warn(loc(Off, RecordIndex),
+           formatv("{0} trailing byte{1} after the last record, too few for "
+                   "a record header (8 bytes); ignored",
+                   End - Pos, End - Pos == 1 ? "" : "s"));
+      Pos = End;
+      break;
+    }
     const uint8_t *P = buf().data() + Pos;
     RecordInfo R;
     R.Type = support::endian::read32le(P);
@@ -377,11 +410,19 @@ Error PerfReader::Impl::run(PerfEventHandler &H) {
                                 R.Size));
     if (Error E = fill(R.Size))
       return E;
-    if (End - Pos < R.Size)
-      return inputError(loc(Off, R.Index, R.Type),
-                        formatv("record claims {0} bytes, only {1} remain "
-                                "(truncated file?)",
-                                R.Size, End - Pos));
+    if (End - Pos < R.Size) {
+      if (!Info.PipeMode)
+        return inputError(loc(Off, R.Index, R.Type),
+                          formatv("record claims {0} bytes, only {1} remain "
+                                  "(truncated file?)",
+                                  R.Size, End - Pos));
+      warn(loc(Off, R.Index, R.Type),
+           formatv("the stream ends inside the last record: it claims {0} "
+                   "bytes, {1} remain; the partial record is ignored",
+                   R.Size, End - Pos));
+      Pos = End;
+      break;
+    }
     R.Bytes = ArrayRef<uint8_t>(buf().data() + Pos, R.Size);
     R.Window = &Win;
     Pos += R.Size;
@@ -489,6 +530,7 @@ StringRef PerfReader::formatName() const {
   return I->Info.PipeMode ? "perf.data (pipe mode)" : "perf.data";
 }
 uint64_t PerfReader::unknownIdSamples() const { return I->UnknownIdSamples; }
+ArrayRef<std::string> PerfReader::warnings() const { return I->Warnings; }
 
 /// An input without the perf.data magic is read as `perf script` text, unless
 /// its first bytes are not text (control characters other than tab, CR and

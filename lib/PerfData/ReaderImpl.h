@@ -43,6 +43,11 @@ public:
   uint64_t RecordIndex = 0;
   /// Samples whose id matches no event (several events in the file).
   uint64_t UnknownIdSamples = 0;
+  /// Faults survived (EventSource::warnings).
+  std::vector<std::string> Warnings;
+  void warn(const InputLocation &L, const llvm::Twine &Msg) {
+    Warnings.push_back(L.str() + ": " + Msg.str());
+  }
 
   // zstd state for COMPRESSED records: one stream for the whole file.
   ZSTD_DStream *ZStream = nullptr;

@@ -18,6 +18,7 @@
 //   AUXTRACE  u64 size, offset, reference; u32 idx, tid, cpu, res; then
 //             size bytes of trace NOT counted in header.size
 //   COMPRESSED   zstd bytes        COMPRESSED2  u64 data_size; zstd bytes
+//   EVENT_UPDATE u64 type; u64 id; then for type NAME (2) char name[]
 //
 //===----------------------------------------------------------------------===//
 #include "ReaderImpl.h"
@@ -169,15 +170,30 @@ Error PerfReader::Impl::dispatch(RecordInfo &R, PerfEventHandler &H) {
     if (B.size() < 16)
       return tooShort(16);
     uint64_t Feat = r64(P + 8);
-    if (Feat >= HEADER_FEAT_BITS)
-      return inputError(loc(R.FileOffset, R.Index, R.Type),
-                        formatv("feature id {0} is out of range", Feat));
+    if (Feat >= HEADER_FEAT_BITS) {
+      warn(loc(R.FileOffset, R.Index, R.Type),
+           formatv("feature id {0} is out of range; record ignored", Feat));
+      return Error::success();
+    }
     // perf ends the pipe-mode feature list with HEADER_LAST_FEATURE.
     if (Feat == HEADER_LAST_FEATURE)
       return Error::success();
+    // A damaged feature is skipped, as in file mode (the record itself is
+    // whole: its size said where the next one starts).
     std::string Why;
     if (!parseFeature(unsigned(Feat), B.drop_front(16), Info, Why))
-      return inputError(loc(R.FileOffset, R.Index, R.Type), Why);
+      warn(loc(R.FileOffset, R.Index, R.Type), Why + "; feature ignored");
+    return Error::success();
+  }
+  case PERF_RECORD_EVENT_UPDATE: {
+    // Pipe mode names events this way (file mode: HEADER_EVENT_DESC);
+    // type 2 is PERF_EVENT_UPDATE__NAME, id one of the event's sample ids.
+    constexpr uint64_t EventUpdateName = 2;
+    if (B.size() < 24 || r64(P + 8) != EventUpdateName)
+      return Error::success();
+    int A = Info.attrForId(r64(P + 16));
+    if (A >= 0)
+      Info.Attrs[A].Name = cstr(B, 24, B.size()).str();
     return Error::success();
   }
   case PERF_RECORD_HEADER_BUILD_ID: {

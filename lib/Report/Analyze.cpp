@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
 #include <algorithm>
 #include <map>
 #include <thread>
@@ -525,8 +526,12 @@ Error runReport(const ReportOptions &Opts, raw_ostream &Out) {
     if (!Src)
       return Src.takeError();
     Agg.setInputName(In);
-    if (Error E = (*Src)->run(Col))
-      return E;
+    Error RunErr = (*Src)->run(Col);
+    // Faults the reader survived (a damaged header feature, a cut pipe).
+    for (const std::string &W : (*Src)->warnings())
+      WithColor::warning(errs(), "lbr2prof") << W << '\n';
+    if (RunErr)
+      return RunErr;
     const PerfFileInfo &Info = (*Src)->info();
     PerfBuildIds.insert(PerfBuildIds.end(), Info.BuildIds.begin(),
                         Info.BuildIds.end());

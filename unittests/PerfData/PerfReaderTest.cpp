@@ -359,4 +359,153 @@ TEST(PerfReader, RecordSmallerThanHeader) {
       << Err;
 }
 
+/// Runs the reader over Image; returns its error ("" if none) and fills
+/// Warnings with what it survived.
+std::string runWarn(const Bytes &Image, Collector &C,
+                    std::vector<std::string> &Warnings) {
+  auto R = PerfReader::openBuffer(Image.B, "test.data");
+  if (!R)
+    return toString(R.takeError());
+  Error E = (*R)->run(C);
+  Warnings.assign((*R)->warnings().begin(), (*R)->warnings().end());
+  return E ? toString(std::move(E)) : "";
+}
+
+Bytes pipeWithOneSample() {
+  Bytes P;
+  P.str("PERFILE2", 8).u64(16);
+  Bytes AttrRec = attr(LbrType, PERF_SAMPLE_BRANCH_ANY, false);
+  P.append(record(PERF_RECORD_HEADER_ATTR, 0, AttrRec));
+  P.append(lbrSample(0x77, 3, 1, {{0x1, 0x2, 0}}));
+  return P;
+}
+
+TEST(PerfReader, PipeTailShorterThanAHeaderIsAWarning) {
+  Bytes P = pipeWithOneSample();
+  size_t Tail = P.size();
+  P.u16(0xffff).B.push_back(1); // 3 stray bytes
+  Collector C;
+  std::vector<std::string> W;
+  ASSERT_EQ(runWarn(P, C, W), "");
+  EXPECT_EQ(C.Samples.size(), 1u);
+  ASSERT_EQ(W.size(), 1u);
+  EXPECT_EQ(W[0], formatv("test.data: offset {0:x} (record #2): 3 trailing "
+                          "bytes after the last record, too few for a record "
+                          "header (8 bytes); ignored",
+                          Tail)
+                      .str());
+}
+
+TEST(PerfReader, PipeCutInsideLastRecordIsAWarning) {
+  Bytes P = pipeWithOneSample();
+  size_t Last = P.size();
+  P.append(lbrSample(0x88, 3, 2, {{0x1, 0x2, 0}}));
+  size_t Whole = P.size() - Last;
+  P.B.resize(Last + 20);
+  Collector C;
+  std::vector<std::string> W;
+  ASSERT_EQ(runWarn(P, C, W), "");
+  EXPECT_EQ(C.Samples.size(), 1u);
+  ASSERT_EQ(W.size(), 1u);
+  EXPECT_EQ(W[0], formatv("test.data: offset {0:x} (record #2 SAMPLE): the "
+                          "stream ends inside the last record: it claims {1} "
+                          "bytes, 20 remain; the partial record is ignored",
+                          Last, Whole)
+                      .str());
+}
+
+TEST(PerfReader, PipeCutInsideAnAuxtracePayloadIsAWarning) {
+  // AUXTRACE: { u64 size, offset, reference; u32 idx, tid, cpu, res } and
+  // then size bytes of trace that the record's own size does not count.
+  Bytes P = pipeWithOneSample();
+  size_t At = P.size();
+  Bytes Aux;
+  Aux.u64(100).u64(0).u64(0).u32(0).u32(3).u32(0).u32(0);
+  P.append(record(PERF_RECORD_AUXTRACE, 0, Aux));
+  P.B.resize(P.size() + 60, 0xab); // 40 of the 100 bytes missing
+  Collector C;
+  std::vector<std::string> W;
+  ASSERT_EQ(runWarn(P, C, W), "");
+  EXPECT_EQ(C.Samples.size(), 1u);
+  ASSERT_EQ(W.size(), 1u);
+  EXPECT_EQ(W[0], formatv("test.data: offset {0:x} (record #2 AUXTRACE): the "
+                          "stream ends inside the payload that follows the "
+                          "last record (40 bytes missing); ignored",
+                          At)
+                      .str());
+}
+
+TEST(PerfReader, FileModeRecordPastTheDataIsAnError) {
+  // The header's data size ends 4 bytes into the second sample.
+  Bytes Data = lbrSample(1, 1, 1, {{0x10, 0x20, 0}});
+  size_t First = Data.size();
+  Data.append(lbrSample(2, 1, 2, {{0x10, 0x20, 0}}));
+  Data.B.resize(First + 4);
+  Collector C;
+  std::vector<std::string> W;
+  std::string Err = runWarn(
+      fileImage({{attr(LbrType, PERF_SAMPLE_BRANCH_ANY, false), {}}}, Data), C,
+      W);
+  EXPECT_NE(Err.find("(record #1): truncated record header: 4 bytes remain"),
+            std::string::npos)
+      << Err;
+  EXPECT_TRUE(W.empty());
+}
+
+TEST(PerfReader, DamagedFeatureIsSkippedWithAWarning) {
+  Bytes Data = lbrSample(1, 1, 1, {{0x10, 0x20, 0}});
+  Bytes Image =
+      fileImage({{attr(LbrType, PERF_SAMPLE_BRANCH_ANY, false), {}}}, Data);
+  // Features hostname (3), cpudesc (8, an empty section, as perf 3.8 on
+  // Arm wrote it) and total_mem (10): a table of three sections after the
+  // data, then their bytes.
+  uint64_t Bits = 1ULL << HEADER_HOSTNAME | 1ULL << HEADER_CPUDESC |
+                  1ULL << HEADER_TOTAL_MEM;
+  for (int K = 0; K < 8; ++K)
+    Image.B[72 + K] = uint8_t(Bits >> (8 * K));
+  uint64_t Sections = Image.size() + 3 * 16;
+  Bytes Host;
+  Host.u32(8).str("box", 8);
+  Image.u64(Sections).u64(Host.size());
+  Image.u64(Sections + Host.size()).u64(0);
+  Image.u64(Sections + Host.size()).u64(8);
+  Image.append(Host).u64(4096);
+  Collector C;
+  std::vector<std::string> W;
+  auto R = PerfReader::openBuffer(Image.B, "test.data");
+  ASSERT_TRUE(bool(R)) << toString(R.takeError());
+  EXPECT_EQ((*R)->info().Hostname, "box");
+  EXPECT_EQ((*R)->info().TotalMemKb, 4096u);
+  EXPECT_EQ((*R)->info().CpuDesc, "");
+  ASSERT_EQ((*R)->warnings().size(), 1u);
+  EXPECT_EQ((*R)->warnings()[0],
+            formatv("test.data: offset {0:x}: cpudesc feature: 0-byte "
+                    "section, expected a u32 string length and the string; "
+                    "feature ignored",
+                    Sections + Host.size())
+                .str());
+  EXPECT_EQ(toString((*R)->run(C)), "");
+  EXPECT_EQ(C.Samples.size(), 1u);
+}
+
+TEST(PerfReader, SyntheticRecordsWithIdZeroUseTheFirstEvent) {
+  // Two events with sample_id_all: a record's trailer id says whose layout
+  // it has. perf writes the records it synthesizes with id 0.
+  uint64_t T = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+               PERF_SAMPLE_ID;
+  Bytes M;
+  M.u32(4).u32(4).u64(0x400000).u64(0x1000).u64(0);
+  M.u32(8).u32(1).u64(99).u64(0).u32(5).u32(2);
+  M.str("/bin/app", 16);
+  M.u32(4).u32(4).u64(77).u64(0); // trailer: TID, TIME, ID 0
+  Bytes Data = record(PERF_RECORD_MMAP2, 2, M);
+  Collector C;
+  ASSERT_EQ(run(fileImage({{attr(T, 0, true), {11}}, {attr(T, 0, true), {22}}},
+                          Data),
+                C),
+            "");
+  ASSERT_EQ(C.Mmaps.size(), 1u);
+  EXPECT_EQ(C.Mmaps[0], "/bin/app@400000+0/77");
+}
+
 } // namespace

@@ -190,6 +190,13 @@ public:
   virtual uint64_t bytesRead() const = 0;
   /// "perf.data", "perf.data (pipe mode)" or "perf script text".
   virtual llvm::StringRef formatName() const = 0;
+  /// Faults the reader survived, one line each, rendered like an
+  /// InputError ("file: offset 0x1a0 (record #12 FEATURE): ..."): a damaged
+  /// optional header feature (skipped), a pipe stream that ends inside its
+  /// last record (the partial record dropped). Header faults are known
+  /// after opening, tail faults after run(). A client prints them as
+  /// warnings; they never change the records delivered before them.
+  virtual llvm::ArrayRef<std::string> warnings() const { return {}; }
 };
 
 /// Opens Path ("-" for standard input) as perf.data if it starts with the
@@ -222,6 +229,7 @@ public:
   llvm::Error run(PerfEventHandler &H) override;
   uint64_t bytesRead() const override;
   llvm::StringRef formatName() const override;
+  llvm::ArrayRef<std::string> warnings() const override;
   /// Samples skipped because their id matched no event.
   uint64_t unknownIdSamples() const;
 
