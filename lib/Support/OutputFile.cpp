@@ -60,9 +60,9 @@ Expected<std::string> danglingTarget(StringRef Path) {
       Cur = std::string(Next);
     }
   }
-  return makeError("{0}: cannot create output: {1}", Path,
-                   std::make_error_code(std::errc::too_many_symbolic_link_levels)
-                       .message());
+  return makeError(
+      "{0}: cannot create output: {1}", Path,
+      std::make_error_code(std::errc::too_many_symbolic_link_levels).message());
 }
 
 } // namespace
@@ -98,8 +98,8 @@ AtomicOutputFile::create(StringRef Path) {
       // A device, a FIFO, a socket: never replaced by a regular file.
       // Opened through its name, links and all (/dev/stdout too).
       Kind = OutputKind::Direct;
-      if (std::error_code EC = fs::openFileForWrite(Path, F->DirectFD,
-                                                    fs::CD_OpenExisting))
+      if (std::error_code EC =
+              fs::openFileForWrite(Path, F->DirectFD, fs::CD_OpenExisting))
         return makeError("{0}: cannot open for writing: {1}", Path,
                          EC.message());
       F->CloseDirectFD = true;
@@ -143,8 +143,8 @@ AtomicOutputFile::create(StringRef Path) {
     // And the same owner, where we may give it away (root may; others only
     // to a group of theirs): not being able to is no reason to fail.
     fs::file_status Mine;
-    if (!fs::status(FD, Mine) &&
-        (Mine.getUser() != Old->getUser() || Mine.getGroup() != Old->getGroup()))
+    if (!fs::status(FD, Mine) && (Mine.getUser() != Old->getUser() ||
+                                  Mine.getGroup() != Old->getGroup()))
       (void)fs::changeFileOwnership(FD, Old->getUser(), Old->getGroup());
   }
   return std::move(F);
@@ -179,8 +179,8 @@ Error AtomicOutputFile::writeDirect() {
       EC = std::error_code(errno, std::generic_category());
   }
   if (EC)
-    return makeError("{0}: write failed: {1}",
-                     Path == "-" ? "<stdout>" : Path, EC.message());
+    return makeError("{0}: write failed: {1}", Path == "-" ? "<stdout>" : Path,
+                     EC.message());
   return Error::success();
 }
 
