@@ -38,6 +38,10 @@ config.substitutions.append(("%overlap", config.python_executable + " " +
 config.substitutions.append(("%same-tokens", config.python_executable + " " +
                              os.path.join(config.lbr2prof_src_root, "utils", "same-tokens.py")))
 
+# Tests that make device nodes (mknod) or give files away need root.
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    config.available_features.add("root")
+
 def have(prog):
     return shutil.which(prog, path=path) is not None
 

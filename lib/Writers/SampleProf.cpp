@@ -4,7 +4,8 @@
 // raw_fd_ostream reports a failed close as a fatal error. So the writer gets
 // a stream of its own that forwards every write (and the ExtBinary format's
 // pwrite of its section table) to the AtomicOutputFile's, whose commit()
-// checks for errors and renames the temporary into place.
+// checks for errors and puts the output in place (a temporary renamed, or
+// standard output and special files written through).
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Writers/SampleProf.h"
@@ -18,10 +19,10 @@ using namespace llvm::sampleprof;
 namespace lbr2prof {
 
 namespace {
-/// An unbuffered stream that forwards to a file stream it does not own.
+/// An unbuffered stream that forwards to a stream it does not own.
 class ForwardingStream : public raw_pwrite_stream {
 public:
-  explicit ForwardingStream(raw_fd_ostream &Target) : Target(Target) {
+  explicit ForwardingStream(raw_pwrite_stream &Target) : Target(Target) {
     SetUnbuffered();
   }
 
@@ -31,7 +32,7 @@ private:
     Target.pwrite(P, N, Offset);
   }
   uint64_t current_pos() const override { return Target.tell(); }
-  raw_fd_ostream &Target;
+  raw_pwrite_stream &Target;
 };
 
 /// The largest count clang turns into a 32-bit branch weight: body samples

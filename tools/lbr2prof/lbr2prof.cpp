@@ -9,6 +9,8 @@
 #include "lbr2prof/Driver/Dump.h"
 #include "lbr2prof/Driver/Generate.h"
 #include "lbr2prof/Report/Report.h"
+#include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/OutputFile.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -203,6 +205,12 @@ int main(int argc, char **argv) {
                : SortName == "misrate" ? ReportSort::MispredRate
                : SortName == "cycles"  ? ReportSort::Cycles
                                        : ReportSort::Count;
+    // The text report goes to standard output: the page cannot go there too.
+    if (!Rep.HtmlOutput.empty() && isStandardOutput(Rep.HtmlOutput))
+      return reportError(makeError(
+          "{0}: the HTML page and the text report would both go to standard "
+          "output; write the page to a file",
+          Rep.HtmlOutput));
     return toStdout([&](raw_ostream &OS) { return runReport(Rep, OS); });
   }
   if (Gen.Inputs.empty() && Gen.FromTruth.empty()) {
@@ -221,6 +229,12 @@ int main(int argc, char **argv) {
   for (auto &[N, F] : Formats)
     if (FormatName == N)
       Gen.Format = F;
+  // A dump goes to standard output: the profile cannot go there too.
+  if (!Gen.Dump.empty() && isStandardOutput(Gen.Output))
+    return reportError(makeError("{0}: the profile and --dump={1} would both "
+                                 "go to standard output; write the profile "
+                                 "to a file",
+                                 Gen.Output, Gen.Dump));
   if (Error E = runGenerate(Gen, outs(), errs()))
     return reportError(std::move(E));
   return 0;
