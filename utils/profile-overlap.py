@@ -21,13 +21,7 @@ import re
 import subprocess
 import sys
 
-def tool(name):
-    for n in (name + "-19", name):
-        for d in ("/usr/lib/llvm-19/bin", "/usr/bin"):
-            p = os.path.join(d, n)
-            if os.path.exists(p):
-                return p
-    return name
+from llvmtools import tool
 
 def symbols(binary):
     """name -> sorted list of addresses (functions only)."""
