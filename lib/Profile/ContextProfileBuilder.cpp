@@ -559,6 +559,60 @@ struct CallSiteInfo {
 
 } // namespace
 
+/// A context whose caller has no profile of its own (main, say, when no
+/// sample fell in main outside the call) would be promoted to a top-level
+/// profile of the callee by the converter, losing its caller; llvm-profgen
+/// roots it at the caller instead, with a profile made for it. So do we:
+/// the caller's profile is made, deepest contexts first so that their
+/// callers get one in turn, and its call site gets the call count the
+/// callee's head samples estimate (1 when the callee has no sample with a
+/// location, so that the call shows as live), as llvm-profgen's
+/// populateInferredFunctionSamples does.
+static void inferCallerProfiles(ContextProfileResult &R) {
+  std::vector<FunctionSamples *> Work;
+  for (auto &KV : R.Profiles)
+    if (KV.second.getContext().getContextFrames().size() > 1)
+      Work.push_back(&KV.second);
+  auto depth = [](const FunctionSamples *F) {
+    return F->getContext().getContextFrames().size();
+  };
+  llvm::sort(Work, [&](const FunctionSamples *A, const FunctionSamples *B) {
+    if (depth(A) != depth(B))
+      return depth(A) > depth(B);
+    return A->getContext() < B->getContext();
+  });
+  for (size_t K = 0; K < Work.size(); ++K) {
+    FunctionSamples *Callee = Work[K];
+    ArrayRef<SampleContextFrame> Frames =
+        Callee->getContext().getContextFrames();
+    SampleContextFrameVector Parent(Frames.begin(), Frames.end() - 1);
+    LineLocation Site = Parent.back().Location;
+    Parent.back().Location = LineLocation(0, 0);
+    if (R.Profiles.find(SampleContext(Parent)) != R.Profiles.end())
+      continue;
+    uint64_t Calls = Callee->getHeadSamplesEstimate();
+    if (!Calls && Callee->getBodySamples().empty())
+      Calls = 1;
+    R.Frames.push_back(std::move(Parent));
+    FunctionSamples &Caller =
+        R.Profiles.create(SampleContext(R.Frames.back()));
+    Caller.addBodySamples(Site.LineOffset, Site.Discriminator, Calls);
+    Caller.addCalledTargetSamples(Site.LineOffset, Site.Discriminator,
+                                  Callee->getFunction(), Calls);
+    Caller.addTotalSamples(Calls);
+    // Its own caller may lack a profile too: it is handled after every
+    // deeper context (the list stays in depth order).
+    if (R.Frames.back().size() > 1) {
+      auto At = std::upper_bound(
+          Work.begin() + K + 1, Work.end(), &Caller,
+          [&](const FunctionSamples *A, const FunctionSamples *B) {
+            return depth(A) > depth(B);
+          });
+      Work.insert(At, &Caller);
+    }
+  }
+}
+
 ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
                                          const BinaryImage &Image,
                                          const BinaryTransferOracle &O,
@@ -755,6 +809,7 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
     }
   });
   St.ContextProfiles = R.Profiles.size();
+  inferCallerProfiles(R);
   ProfileConverter(R.Profiles).convertCSProfiles();
   // The writers sort profiles by their counts, but the extbinary function
   // metadata follows the map's own order, which is the order profiles were
