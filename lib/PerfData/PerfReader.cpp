@@ -290,9 +290,20 @@ Error PerfReader::Impl::fill(size_t Need) {
     return Error::success();
   if (Pos) {
     if (Win.use_count() > 1) {
-      // A handler keeps records of this window: continue in a new one.
-      auto New = std::make_shared<std::vector<uint8_t>>(Win->size());
+      // A handler (or the time-order queue) keeps records of this window:
+      // continue in another, one they have all let go of if there is one
+      // (fresh 4 MB windows cost a page fault every 4 KB).
+      std::shared_ptr<std::vector<uint8_t>> New;
+      for (auto &S : Spare)
+        if (S.use_count() == 1 && S->size() == Win->size()) {
+          New = S;
+          break;
+        }
+      if (!New)
+        New = std::make_shared<std::vector<uint8_t>>(Win->size());
       memcpy(New->data(), Win->data() + Pos, End - Pos);
+      if (Spare.size() < 8)
+        Spare.push_back(Win);
       Win = std::move(New);
     } else {
       memmove(Win->data(), Win->data() + Pos, End - Pos);

@@ -12,6 +12,7 @@
 #include "Decode.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "lbr2prof/Support/Error.h"
+#include <deque>
 #include "llvm/Support/FormatVariadic.h"
 #include <zstd.h>
 
@@ -32,6 +33,8 @@ public:
   // Sequential window over the data: Buf[Pos, End) holds unread bytes that
   // start at file offset BufBase + Pos.
   std::shared_ptr<std::vector<uint8_t>> Win;
+  /// Windows handed out before, reused once nobody holds them.
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> Spare;
   std::vector<uint8_t> &buf() { return *Win; }
   /// One decoder per attr, for handlers that decode samples themselves.
   std::vector<SampleDecoder> Decoders;
@@ -64,7 +67,12 @@ public:
     RecordInfo Info;
     std::shared_ptr<std::vector<uint8_t>> Win;
   };
-  std::vector<Queued> Queue;
+  std::deque<Queued> Queue;
+  /// The queue is in time order (records arrived in order since the last
+  /// flush): flushing takes its front without sorting.
+  bool QueueSorted = true;
+  /// Queued records whose bytes were copied into QueueBytes.
+  size_t QueueCopies = 0;
   std::vector<uint8_t> QueueBytes;
   uint64_t QueueSeq = 0, MaxTime = 0, NextFlush = 0;
   /// Bytes the queue holds (copied or in windows it keeps).

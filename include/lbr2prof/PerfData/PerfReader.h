@@ -146,7 +146,7 @@ struct PerfReaderOptions {
   /// Deliver timestamped records in time order, as perf script and perf
   /// report do: records are queued and, at each FINISHED_ROUND, those not
   /// newer than the largest timestamp of the previous round are sorted and
-  /// delivered (perf's ordered-events rule); past 64 MB queued, the older
+  /// delivered (perf's ordered-events rule); past 8 MB queued, the older
   /// half goes without waiting for a round. On by default: a process's
   /// FORK, MMAP or exec COMM written by one CPU can come after its samples
   /// written by another, and must apply before them (perf.data.busy.1-3.8:
