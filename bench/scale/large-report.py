@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of bench/scale/large.sh: per binary and profile, lbr2prof's
+"""(Debian's python3-matplotlib is for /usr/bin/python3.) The table of bench/scale/large.sh: per binary and profile, lbr2prof's
 median time and largest peak RSS for the line profile and fdata, the
 peers' (llvm-profgen for the line profile, perf2bolt for fdata), and the
 ratios peer time / lbr2prof time and lbr2prof RSS / peer RSS. Ratios only:
@@ -54,8 +54,11 @@ def table(runs, meta, same):
         for mine, peer in (("lbr2prof-prof", "llvm-profgen"),
                            ("lbr2prof-fdata", "perf2bolt")):
             a, b = summary(runs[(n, prof, mine)]), summary(runs[(n, prof, peer)])
-            fmt = lambda s: "%.2f s, %.0f MB" % (s[0], s[1]) if s else "failed"
-            cells += [fmt(a), fmt(b)]
+            def fmt(s, tool):
+                if s:
+                    return "%.2f s, %.0f MB" % (s[0], s[1])
+                return "failed" if runs[(n, prof, tool)] else "not run"
+            cells += [fmt(a, mine), fmt(b, peer)]
             if a and b:
                 cells += ["%.1fx" % (b[0] / a[0]), "%.2f" % (a[1] / b[1])]
             else:

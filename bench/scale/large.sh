@@ -82,7 +82,7 @@ for n in $FUNCS; do
 done
 echo
 if [ "${REPORT:-0}" = 1 ]; then
-  python3 bench/scale/large-report.py "$CSV" --rev "$REV" --load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+  /usr/bin/python3 bench/scale/large-report.py "$CSV" --rev "$REV" --load "$(cut -d' ' -f1-3 /proc/loadavg)" \
     --readme bench/scale/README.md --png bench/scale/large.png
 else
   python3 bench/scale/large-report.py "$CSV" --rev "$REV"
