@@ -222,8 +222,23 @@ static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
   return Error::success();
 }
 
+static Error generate(const GenerateOptions &Opts, raw_ostream &Out,
+                      raw_ostream &Err, std::vector<std::string> &Warnings);
+
 Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
                   raw_ostream &Err) {
+  // Faults the reader survived (a damaged header feature, a cut pipe) are
+  // told once the run succeeds: a run that fails says one line, its error.
+  std::vector<std::string> Warnings;
+  if (Error E = generate(Opts, Out, Err, Warnings))
+    return E;
+  for (const std::string &W : Warnings)
+    Err << "lbr2prof: warning: " << W << '\n';
+  return Error::success();
+}
+
+static Error generate(const GenerateOptions &Opts, raw_ostream &Out,
+                      raw_ostream &Err, std::vector<std::string> &Warnings) {
   if (Opts.Inputs.empty() && Opts.FromTruth.empty())
     return makeError("no input: give a perf.data file (or '-' for stdin)");
   // --dump=dsos or --dump=raw without an output reads and attributes the
@@ -290,9 +305,8 @@ Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
       ProgressHandler PH(Agg, **Src, "reading " + In);
       return (*Src)->run(PH);
     }();
-    // Faults the reader survived (a damaged header feature, a cut pipe).
-    for (const std::string &W : (*Src)->warnings())
-      Err << "lbr2prof: warning: " << W << '\n';
+    Warnings.insert(Warnings.end(), (*Src)->warnings().begin(),
+                    (*Src)->warnings().end());
     if (RunErr)
       return RunErr;
     const PerfFileInfo &Info = (*Src)->info();
