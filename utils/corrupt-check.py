@@ -7,10 +7,12 @@ Anything else (a crash, a signal, a sanitizer report, a hang, several lines)
 is a failure. Damage: truncation at every record boundary of the data
 section and at random offsets, and random byte flips.
 
-usage: corrupt-check.py [--seed N] [--flips N] [--cuts N] FILE -- CMD ARGS...
+usage: corrupt-check.py [--seed N] [--flips N] [--cuts N] [--boundaries N]
+                        FILE -- CMD ARGS...
 CMD's arguments may use {} for the damaged file's path.
 """
 import argparse
+import concurrent.futures
 import os
 import random
 import re
@@ -20,7 +22,7 @@ import sys
 import tempfile
 
 def record_offsets(data):
-    """Offsets of the records of a file-mode perf.data's data section."""
+    """(offset, type) of the records of a perf.data's data section."""
     if data[:8] != b"PERFILE2":
         return []
     size = struct.unpack_from("<Q", data, 8)[0]
@@ -31,8 +33,8 @@ def record_offsets(data):
         end = off + dsize
     offs = []
     while off + 8 <= end:
-        offs.append(off)
         rtype, misc, rsize = struct.unpack_from("<IHH", data, off)
+        offs.append((off, rtype))
         if rsize < 8:
             break
         extra = 0
@@ -60,11 +62,32 @@ def check(cmd, path, what, timeout, any_error=False):
         return None
     return "%s: exit %d, stderr: %s" % (what, p.returncode, "\n".join(err[:5]))
 
+def choose_boundaries(records, budget, head, rng):
+    """Offsets to cut at: the first `head` records, the first 4 of each type,
+    the last one, then a seeded sample of the rest up to `budget`."""
+    if len(records) <= budget:
+        return [off for off, _ in records]
+    chosen = set(off for off, _ in records[:head])
+    chosen.add(records[-1][0])
+    per_type = {}
+    for off, rtype in records:
+        if per_type.get(rtype, 0) < 4:
+            per_type[rtype] = per_type.get(rtype, 0) + 1
+            chosen.add(off)
+    rest = [off for off, _ in records if off not in chosen]
+    room = max(0, budget - len(chosen))
+    chosen.update(rng.sample(rest, min(room, len(rest))))
+    return sorted(chosen)
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--flips", type=int, default=200)
     ap.add_argument("--cuts", type=int, default=100)
+    ap.add_argument("--boundaries", type=int, default=250,
+                    help="record boundaries to cut at (all if fewer)")
+    ap.add_argument("--head", type=int, default=64,
+                    help="leading records always cut at")
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("--any-error", action="store_true",
                     help="accept any one-line 'lbr2prof: error:' (commands "
@@ -76,7 +99,8 @@ def main():
     data = open(a.file, "rb").read()
     rng = random.Random(a.seed)
     cases = []
-    for off in record_offsets(data):
+    for off in choose_boundaries(record_offsets(data), a.boundaries, a.head,
+                                 rng):
         cases.append(("cut at record 0x%x" % off, data[:off]))
         cases.append(("cut inside record 0x%x" % off, data[:off + 4]))
     for _ in range(a.cuts):
@@ -90,15 +114,20 @@ def main():
         cases.append(("flip (seed %d)" % a.seed, bytes(b)))
     failures = []
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "damaged.data")
-        for what, blob in cases:
+        def run(i):
+            what, blob = cases[i]
+            path = os.path.join(d, "damaged%d.data" % i)
             with open(path, "wb") as f:
                 f.write(blob)
-            r = check(cmd, path, what, a.timeout, a.any_error)
-            if r:
-                failures.append(r)
-                if len(failures) >= 10:
-                    break
+            try:
+                return check(cmd, path, what, a.timeout, a.any_error)
+            finally:
+                os.unlink(path)
+        workers = max(1, os.cpu_count() or 1)
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for r in pool.map(run, range(len(cases))):
+                if r and len(failures) < 10:
+                    failures.append(r)
     for f in failures:
         print("FAIL " + f)
     print("%d cases, %d failures" % (len(cases), len(failures)))
