@@ -1,33 +1,25 @@
 //===- Generate.cpp - perf.data + binary -> profile -----------------------===//
 //
-// The stages in order: read and aggregate every input (LbrAggregator), pick
-// the binary's DSO, build its BinaryProfile, write. Statistics go to Err so
-// that Out can carry a dump.
+// The main command: validate the options, read the recording and find the
+// binary (Recording.h, shared with report), then one function per output
+// kind. Statistics and diagnostics go to Err so that Out can carry a dump.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Driver/Generate.h"
-#include "lbr2prof/Driver/Kernel.h"
-#include "ProgressHandler.h"
-#include "lbr2prof/Aggregate/LbrAggregator.h"
-#include "lbr2prof/Binary/BinaryImage.h"
+#include "lbr2prof/Driver/Recording.h"
 #include "lbr2prof/Binary/PseudoProbes.h"
-#include "lbr2prof/PerfData/PerfReader.h"
+#include "lbr2prof/Binary/Symbolizer.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "lbr2prof/Profile/ContextProfileBuilder.h"
 #include "lbr2prof/Profile/ProbeProfileBuilder.h"
+#include "lbr2prof/Profile/SampleProfileBuilder.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
-#include "lbr2prof/Support/Progress.h"
 #include "lbr2prof/Writers/Fdata.h"
 #include "lbr2prof/Writers/SampleProf.h"
-#include "lbr2prof/Profile/SampleProfileBuilder.h"
-#include "lbr2prof/Binary/Symbolizer.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <thread>
-#include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
 
@@ -43,224 +35,371 @@ Expected<OutputFormat> resolveFormat(OutputFormat F, StringRef Output) {
     return OutputFormat::PreAggregated;
   if (Ext == ".txt")
     return OutputFormat::Text;
-  if (Ext == ".prof" || Ext == ".afdo" || Ext == ".extbinary")
+  if (Ext == ".prof" || Ext == ".profdata" || Ext == ".afdo" ||
+      Ext == ".extbinary")
     return OutputFormat::ExtBinary;
   return makeError("{0}: cannot tell the output format from the name; use "
                    "--format=fdata|preagg|text|binary|extbinary",
                    Output);
 }
 
+static bool isSampleProfile(OutputFormat F) {
+  return F == OutputFormat::Text || F == OutputFormat::Binary ||
+         F == OutputFormat::ExtBinary;
+}
 
-/// Reads an lbr-record truth file (docs/lbr-record.md) as exact counts:
-/// its mappings become MMAP2 events, its ranges and branches are added
-/// with their counts.
-/// The DWARF parser's complaints, one line each: the first few distinct
-/// ones, then how many more there were.
-static void reportDwarfWarnings(const Symbolizer &Sym, raw_ostream &Err) {
+static StringRef formatName(OutputFormat F, bool NoLbr) {
+  switch (F) {
+  case OutputFormat::Fdata:
+    return NoLbr ? "IP-sample fdata (--no-lbr)" : "fdata";
+  case OutputFormat::PreAggregated:
+    return "pre-aggregated output";
+  case OutputFormat::Text:
+    return "a text sample profile";
+  case OutputFormat::Binary:
+    return "a binary sample profile";
+  default:
+    return "an extbinary sample profile";
+  }
+}
+
+/// --dump=raw or --dump=dsos without -o: read, attribute, print, stop.
+static bool dumpOnly(const GenerateOptions &Opts) {
+  return (Opts.Dump == "dsos" || Opts.Dump == "raw") && Opts.Output.empty();
+}
+
+Expected<OutputFormat> validate(const GenerateOptions &Opts) {
+  if (Opts.Inputs.empty() && Opts.FromTruth.empty())
+    return makeError("no input: give a perf.data file (or '-' for stdin)");
+  if (dumpOnly(Opts))
+    return OutputFormat::Fdata;
+  if (Opts.Output.empty())
+    return makeError("no output: give -o FILE (e.g. -o app.fdata)");
+  Expected<OutputFormat> F = resolveFormat(Opts.Format, Opts.Output);
+  if (!F)
+    return F.takeError();
+  OutputFormat Format = *F;
+  if (!Opts.Dump.empty() && isStandardOutput(Opts.Output))
+    return makeError("{0}: the profile and --dump={1} would both go to "
+                     "standard output; write the profile to a file",
+                     Opts.Output, Opts.Dump);
+  if (Opts.Kernel && Opts.Binary.empty())
+    return makeError("--kernel needs --binary VMLINUX (the kernel's "
+                     "unstripped ELF image, with its symbol table)");
+  bool Sample = isSampleProfile(Format);
+  if (Opts.NoLbr && Format != OutputFormat::Fdata)
+    return makeError("--no-lbr writes IP-sample fdata (-o x.fdata); {0} "
+                     "needs branch stacks",
+                     Sample ? "a sample profile" : "pre-aggregated output");
+  bool Contexts = Sample && !Opts.Binary.empty() && !Opts.Kernel &&
+                  !Opts.IgnoreStackSamples;
+  bool Cfg = !Opts.NoLbr && Format != OutputFormat::PreAggregated;
+  const char *ContextsNeed =
+      "context-sensitive profiles, made only with --binary and without "
+      "--kernel or --ignore-stack-samples";
+  // Each option with the outputs it applies to.
+  struct Rule {
+    bool Given;
+    const char *Name;
+    bool Applies;
+    const char *AppliesTo;
+  };
+  const Rule Rules[] = {
+      {!Opts.DebugFile.empty(), "--debug-file", Sample, "sample profiles"},
+      {!Opts.DwpFile.empty(), "--dwp", Sample, "sample profiles"},
+      {Opts.UseDwarfCorrelation, "--use-dwarf-correlation", Sample,
+       "sample profiles"},
+      {Opts.IgnoreStackSamples, "--ignore-stack-samples", Sample,
+       "sample profiles"},
+      {Opts.UseMD5, "--use-md5", Format == OutputFormat::ExtBinary,
+       "extbinary sample profiles"},
+      {Opts.MaxContextDepth.has_value(), "--max-context-depth", Contexts,
+       ContextsNeed},
+      {Opts.CSMaxCalleeSize.has_value(), "--cs-max-callee-size", Contexts,
+       ContextsNeed},
+      {Opts.Dump == "probes", "--dump=probes",
+       Sample && !Opts.UseDwarfCorrelation,
+       "probe-based sample profiles (not with --use-dwarf-correlation)"},
+      {Opts.Dump == "cfg", "--dump=cfg", Cfg,
+       "outputs built from CFGs (fdata and sample profiles)"},
+      {Opts.InferFlow, "--infer-flow", Cfg,
+       "outputs built from CFGs (fdata and sample profiles)"},
+      {!Opts.WindowWeighting, "--no-window-weighting", !Opts.NoLbr,
+       "branch-stack outputs (not --no-lbr)"},
+  };
+  for (const Rule &R : Rules)
+    if (R.Given && !R.Applies)
+      return makeError("{0} does not apply to this run ({1}): it is for {2}",
+                       R.Name, formatName(Format, Opts.NoLbr), R.AppliesTo);
+  return Format;
+}
+
+namespace {
+
+/// What every output function works from: the options, the recording and
+/// the binary, and where to say things.
+struct Run {
+  const GenerateOptions &Opts;
+  OutputFormat Format;
+  unsigned Threads;
+  LbrAggregator &Agg;
+  const Recording &Rec;
+  const SelectedBinary &Bin;
+  /// The call-stack unwinder, when the samples may carry call stacks.
+  BinaryTransferOracle *Oracle;
+  raw_ostream &Out, &Err;
+  Diagnostics &Diags;
+
+  RawProfile &raw() const { return Agg.profile(); }
+  const BinaryImage &image() const { return Bin.image(); }
+  BinaryProfileOptions profileOptions() const {
+    BinaryProfileOptions PO;
+    PO.Threads = Threads;
+    PO.InferFlow = Opts.InferFlow;
+    return PO;
+  }
+  /// The CFG profile of the binary, with its checks (given whether or not
+  /// --stats is) and its --stats and --dump=cfg output.
+  BinaryProfile binaryProfile() const;
+  void dumpRaw() const {
+    if (Opts.Dump == "raw")
+      printRawProfile(raw(), Agg.maps(), Out);
+  }
+  Error noBranches(StringRef Hint) const {
+    return makeError("{0}: no sample has a branch stack; record with `perf "
+                     "record -b` (or -j any,u){1}",
+                     Rec.Name, Hint);
+  }
+};
+
+BinaryProfile Run::binaryProfile() const {
+  BinaryProfile P = buildBinaryProfile(raw(), Bin.Dso, image(),
+                                       profileOptions());
+  const ProfileStats &S = P.Stats;
+  uint64_t Bad = S.RangeNotBoundary.Count + S.BranchesSourceNotBoundary.Count +
+                 S.BranchesTargetNotBoundary.Count +
+                 S.BranchesSourceNotBranch.Count + S.BranchesWrongTarget.Count;
+  Diags.ratio(Bad, S.RangesTotal.Count + S.BranchesInBinary.Count, 0.1,
+              formatv("of the addresses in {0} are not instruction starts: "
+                      "it is probably not the binary that was profiled",
+                      Bin.Path));
+  if (Opts.Dump == "cfg")
+    printCfgs(P, image(), Out);
+  if (Opts.Stats)
+    printProfileStats(P.Stats, raw().Stats, Err);
+  return P;
+}
+
+/// The DWARF parser's complaints: the first few distinct ones, then how
+/// many more there were.
+void addDwarfWarnings(const Symbolizer &Sym, Diagnostics &Diags) {
   ArrayRef<std::string> W = Sym.warnings();
   const size_t Shown = 3;
   for (size_t K = 0; K < W.size() && K < Shown; ++K)
-    Err << "lbr2prof: warning: " << Sym.debugPath() << ": debug info: " << W[K]
-        << "\n";
+    Diags.warning(Sym.debugPath() + ": debug info: " + W[K]);
   if (Sym.warningCount() > std::min(W.size(), Shown))
-    Err << "lbr2prof: warning: " << Sym.debugPath() << ": "
-        << Sym.warningCount() - std::min(W.size(), Shown)
-        << " more debug-info warnings\n";
+    Diags.warning(formatv("{0}: {1} more debug-info warnings",
+                          Sym.debugPath(),
+                          Sym.warningCount() - std::min(W.size(), Shown)));
 }
 
-static Error readTruth(StringRef Path, LbrAggregator &Agg) {
-  auto Buf = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
-  if (!Buf)
-    return makeError("{0}: cannot open: {1}", Path, Buf.getError().message());
-  uint32_t Pid = 0;
-  uint64_t LineNo = 0;
-  std::vector<std::string> Names; // keep filenames alive for MmapEvents
-  for (StringRef Line : split((*Buf)->getBuffer(), '\n')) {
-    ++LineNo;
-    SmallVector<StringRef, 16> F;
-    Line.split(F, ' ', -1, false);
-    if (F.empty() || F[0].starts_with("#"))
-      continue;
-    auto bad = [&]() {
-      InputLocation L;
-      L.File = Path.str();
-      L.Line = LineNo;
-      return inputError(L, "malformed line in lbr-record truth file");
-    };
-    auto hex = [](StringRef S, uint64_t &V) {
-      S.consume_front("0x");
-      return !S.getAsInteger(16, V);
-    };
-    if (F[0] == "process") {
-      if (F.size() < 2 || F[1].getAsInteger(10, Pid))
-        return bad();
-    } else if (F[0] == "mapping") {
-      // mapping I start S end E pgoff O bias B buildid ID path P
-      if (F.size() < 14)
-        return bad();
-      MmapEvent E;
-      E.IsMmap2 = true;
-      E.Pid = E.Tid = Pid;
-      uint64_t Start, End, PgOff;
-      if (!hex(F[3], Start) || !hex(F[5], End) || !hex(F[7], PgOff))
-        return bad();
-      E.Addr = Start;
-      E.Len = End - Start;
-      E.PgOff = PgOff;
-      E.Prot = 5;
-      size_t PathAt = Line.find(" path ");
-      if (PathAt == StringRef::npos)
-        return bad();
-      Names.push_back(Line.drop_front(PathAt + 6).str());
-      E.Filename = Names.back();
-      if (Error Err = Agg.onMmap(E, RecordInfo()))
-        return Err;
-    } else if (F[0] == "branch" || F[0] == "range") {
-      uint64_t A, B, C;
-      unsigned CountField = F[0] == "branch" ? 3 : 4;
-      if (F.size() <= CountField || !hex(F[1], A) || !hex(F[2], B) ||
-          F[CountField].getAsInteger(10, C))
-        return bad();
-      if (F[0] == "branch")
-        Agg.addExactBranch(Pid, A, B, C);
-      else
-        Agg.addExactRange(Pid, A, B, C);
-    }
+Error writeFdataOutput(const Run &R) {
+  if (R.image().functions().empty())
+    return makeError("{0}: no function symbols (a stripped binary?): fdata "
+                     "names functions; give the unstripped binary, or write "
+                     "pre-aggregated output (-o x.preagg), which needs none",
+                     R.Bin.Path);
+  if (!R.Opts.NoLbr && R.raw().Branches.empty())
+    return R.noBranches(", or use --no-lbr for an IP-sample profile");
+  Expected<std::unique_ptr<AtomicOutputFile>> F =
+      AtomicOutputFile::create(R.Opts.Output);
+  if (!F)
+    return F.takeError();
+  if (R.Opts.NoLbr) {
+    writeNoLbrFdata(R.raw(), R.Bin.Dso, R.image(), R.Rec.EventName,
+                    (*F)->os());
+  } else {
+    BinaryProfile P = R.binaryProfile();
+    writeFdata(P, R.image(), (*F)->os());
   }
-  return Error::success();
+  R.dumpRaw();
+  return (*F)->commit();
 }
 
-/// Finds the binary at BinPath among the recording's mapped files (the one
-/// rule, matchDso) and counts every mapping of it as one DSO, Dso: the
-/// busiest match when --binary names it, else the one chosen already.
-static Error mergeSameBinary(RawProfile &Raw, int &Dso,
-                             const std::vector<DsoInfo> &Dsos,
-                             ArrayRef<BuildIdEntry> PerfBuildIds,
-                             const BinaryImage &Image, StringRef BinPath,
-                             const GenerateOptions &Opts,
-                             function_ref<std::string()> listDsos) {
-  DenseMap<int, int> Same;
-  bool Any = Dso >= 0;
-  uint64_t Best = 0;
-  auto match = [&](int D) {
-    return matchDso(Dsos[D].Path, dsoBuildId(Dsos[D], PerfBuildIds), BinPath,
-                    Image.buildId());
+Error writePreAggregatedOutput(const Run &R) {
+  if (R.raw().Branches.empty())
+    return R.noBranches(" (llvm-bolt 19 reads only branch and fall-through "
+                        "lines from pre-aggregated input)");
+  Expected<std::unique_ptr<AtomicOutputFile>> F =
+      AtomicOutputFile::create(R.Opts.Output);
+  if (!F)
+    return F.takeError();
+  writePreAggregated(R.raw(), R.Bin.Dso, R.image(), (*F)->os());
+  R.dumpRaw();
+  return (*F)->commit();
+}
+
+/// The common end of every sample profile: --stats' kind line, the raw
+/// dump, counts fitted to clang's 32-bit weights, the file.
+Error finishSampleProfile(const Run &R, SampleProfileMap &M, StringRef Kind,
+                          bool ProbeBased, bool PreInlined,
+                          function_ref<void()> KindStats) {
+  if (R.Opts.Stats) {
+    R.Err << "sample profile kind: " << Kind << "\n";
+    KindStats();
+  }
+  R.dumpRaw();
+  SampleWriterOptions WO;
+  WO.Format = R.Format == OutputFormat::Text     ? SampleFormat::Text
+              : R.Format == OutputFormat::Binary ? SampleFormat::Binary
+                                                 : SampleFormat::ExtBinary;
+  WO.UseMD5 = R.Opts.UseMD5;
+  WO.ProbeBased = ProbeBased;
+  WO.PreInlined = PreInlined;
+  if (uint64_t D = fitBranchWeights(M); D > 1)
+    R.Diags.note(formatv("{0}: every count divided by {1}, so that the "
+                         "largest fits clang's 32-bit branch weights",
+                         R.Opts.Output, D));
+  return writeSampleProfile(M, R.Opts.Output, WO);
+}
+
+/// Samples with call stacks: a context-sensitive profile, line-based (Sym)
+/// or probe-based (Probes).
+Error writeContextProfile(const Run &R, Symbolizer *Sym,
+                          const PseudoProbes *Probes, StringRef Kind) {
+  ContextProfileOptions CO;
+  CO.InferFlow = R.Opts.InferFlow;
+  CO.CalleeSizeLimit = R.Opts.CSMaxCalleeSize.value_or(75);
+  CO.PreInline = CO.CalleeSizeLimit != 0;
+  CO.Probes = Probes;
+  ContextProfileResult CP =
+      buildContextProfile(R.raw(), R.Bin.Dso, R.image(), *R.Oracle, Sym, CO);
+  // The whole program's CFG profile only feeds --stats and the CFG dump
+  // here: built only for them.
+  if (R.Opts.Stats || R.Opts.Dump == "cfg")
+    R.binaryProfile();
+  return finishSampleProfile(R, CP.Profiles, Kind, Probes != nullptr,
+                             CP.PreInlined, [&] {
+                               printContextProfileStats(
+                                   CP.Stats, R.raw().Contexts.Stats, R.Err);
+                             });
+}
+
+Error writeProbeProfile(const Run &R, const PseudoProbes &Probes) {
+  BinaryProfile P = R.binaryProfile();
+  ProbeProfileResult PP = buildProbeProfile(P, R.image(), Probes);
+  return finishSampleProfile(R, PP.Profiles, "probe-based (pseudo probes)",
+                             true, false,
+                             [&] { printProbeProfileStats(PP.Stats, R.Err); });
+}
+
+/// A line-based profile (DWARF), with or without contexts.
+Error writeLineProfile(const Run &R, bool WithContexts) {
+  SymbolizerOptions SO;
+  SO.DebugFile = R.Opts.DebugFile;
+  SO.DwpFile = R.Opts.DwpFile;
+  Expected<std::unique_ptr<Symbolizer>> Sym =
+      Symbolizer::create(R.Bin.Path, R.image().buildId(), SO);
+  if (!Sym)
+    return Sym.takeError();
+  auto noDebug = [&] {
+    return makeError("{0}: no debug info (DWARF): a sample profile needs "
+                     "line numbers; build with -g, or give --debug-file; "
+                     "fdata output (-o x.fdata) works without it",
+                     (*Sym)->debugPath());
   };
-  for (int D = 0; D < int(Dsos.size()); ++D) {
-    DsoMatch M = match(D);
-    if (M == DsoMatch::None)
-      continue;
-    if (M == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
-      return makeError(
-          "{0}: build-id {1} differs from the profiled {2} ({3}); use "
-          "--ignore-build-id to use it anyway",
-          BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
-          toHex(dsoBuildId(Dsos[D], PerfBuildIds), true));
-    Any = true;
-    uint64_t N = Raw.SamplesPerDso.lookup(D);
-    if (Opts.Binary.empty())
-      continue; // the file with the most samples was chosen above
-    if (Dso < 0 || N > Best)
-      Best = N, Dso = D;
-  }
-  if (!Any)
-    return makeError("{0}: no mapping of this binary in the input; samples "
-                     "per DSO:{1}",
-                     BinPath, listDsos());
-  for (int D = 0; D < int(Dsos.size()); ++D) {
-    DsoMatch M = match(D);
-    if (D != Dso && (M == DsoMatch::Same ||
-                     (M == DsoMatch::BuildIdDiffers && Opts.IgnoreBuildId)))
-      Same[D] = Dso;
-  }
-  if (!Same.empty())
-    Raw.renameDsos(Same);
-  return Error::success();
-}
-
-
-/// --kernel: the recording's kernel text map is vmlinux at BinPath, if
-/// their build-ids agree (perf records the kernel's under
-/// `[kernel.kallsyms]`); its offsets become vmlinux file offsets.
-static Error useKernel(RawProfile &Raw, int Dso, const DsoInfo &Kernel,
-                       ArrayRef<BuildIdEntry> PerfBuildIds,
-                       const BinaryImage &Image, StringRef BinPath,
-                       bool IgnoreBuildId) {
-  ArrayRef<uint8_t> Id = Kernel.BuildId;
-  for (const BuildIdEntry &B : PerfBuildIds)
-    if (Id.empty() && StringRef(B.Filename).starts_with("[kernel.kallsyms]"))
-      Id = B.Id;
-  if (!IgnoreBuildId && !Id.empty() && !Image.buildId().empty() &&
-      !sameBuildId(Id, Image.buildId()))
-    return makeError("{0}: build-id {1} differs from the recorded kernel's "
-                     "({2}); use --ignore-build-id to use it anyway",
-                     BinPath, toHex(Image.buildId(), true), toHex(Id, true));
-  return relocateKernel(Raw, Dso, Kernel.Path, Image, BinPath);
-}
-
-/// perf script text may map no file at all (llvm-profgen's inputs): the
-/// reader is told where the binary would sit, its preferred addresses, and
-/// the user that it was assumed.
-static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
-                                 const BinaryImage *Known) {
-  if (Binary.empty() || !Src.mayLackMappings())
+  // DWARF for these addresses (looked up in child processes).
+  auto symbolize = [&](ArrayRef<uint64_t> Addrs) -> Error {
+    if (!(*Sym)->hasDebugInfo())
+      return noDebug();
+    if (Error E = (*Sym)->prefetch(Addrs, R.Threads))
+      return E;
+    if (!(*Sym)->hasDebugInfo())
+      return noDebug();
+    addDwarfWarnings(**Sym, R.Diags);
     return Error::success();
-  std::unique_ptr<BinaryImage> Own;
-  if (!Known) {
-    Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Binary);
-    if (!I)
-      return I.takeError();
-    Own = std::move(*I);
-    Known = Own.get();
+  };
+  if (WithContexts) {
+    if (Error E = symbolize(contextProfileAddresses(R.raw(), R.Bin.Dso,
+                                                    R.image(), *R.Oracle)))
+      return E;
+    return writeContextProfile(R, Sym->get(), nullptr,
+                               "context-sensitive (call stacks and branch "
+                               "stacks; contexts nested at their call sites)");
   }
-  AssumedMapping M;
-  M.Path = Binary.str();
-  for (const Segment &G : Known->segments())
-    if (G.Exec)
-      M.Segments.push_back({G.VAddr, G.MemSize, G.Offset});
-  Src.assumeMapping(std::move(M));
-  return Error::success();
-}
-
-static Error generate(const GenerateOptions &Opts, raw_ostream &Out,
-                      raw_ostream &Err, std::vector<std::string> &Warnings);
-
-Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
-                  raw_ostream &Err) {
-  // Faults the reader survived (a damaged header feature, a cut pipe) are
-  // told once the run succeeds: a run that fails says one line, its error.
-  std::vector<std::string> Warnings;
-  if (Error E = generate(Opts, Out, Err, Warnings))
+  BinaryProfile P = R.binaryProfile();
+  if (Error E = symbolize(sampleProfileAddresses(P, R.image())))
     return E;
-  for (const std::string &W : Warnings)
-    Err << "lbr2prof: warning: " << W << '\n';
-  return Error::success();
+  SampleProfileResult SP = buildSampleProfile(P, R.image(), **Sym);
+  // Code ran, but none of it has a line (DWARF without subprograms, as
+  // assembler output has, or with lines for other code only): an empty
+  // profile would change nothing in clang, so say so instead of writing
+  // one.
+  const SampleProfileStats &SS = SP.Stats;
+  if (SS.Instructions == 0 && R.image().functions().empty())
+    return makeError("{0}: no function symbols (a stripped binary?): a "
+                     "sample profile needs them, and they are read from the "
+                     "binary only; give the unstripped binary",
+                     R.Bin.Path);
+  if (SS.Instructions == 0)
+    return makeError("{0}: no executed instruction in {1}: the branch stacks "
+                     "give no fall-through range in it (each needs two "
+                     "entries or more); an empty profile would change "
+                     "nothing",
+                     R.Opts.Output, R.Bin.Path);
+  if (SS.InstructionsNoDebug == SS.Instructions)
+    return makeError("{0}: none of the {1} executed instructions has line "
+                     "information in {2} (no DWARF subprogram or line "
+                     "covers them); build with -g; fdata output "
+                     "(-o x.fdata) works without it",
+                     R.Opts.Output, SS.Instructions, (*Sym)->debugPath());
+  R.Diags.ratio(SS.InstructionsNoDebug, SS.Instructions, 0.5,
+                "of the executed instructions have no line information; "
+                "their samples are not in the profile");
+  std::string Kind = std::string("line-based (DWARF lines") +
+                     (R.Opts.UseDwarfCorrelation
+                          ? ", --use-dwarf-correlation"
+                          : "") +
+                     ")";
+  return finishSampleProfile(R, SP.Profiles, Kind, false, false,
+                             [&] { printSampleProfileStats(SS, R.Err); });
 }
 
-static Error generate(const GenerateOptions &Opts, raw_ostream &Out,
-                      raw_ostream &Err, std::vector<std::string> &Warnings) {
-  if (Opts.Inputs.empty() && Opts.FromTruth.empty())
-    return makeError("no input: give a perf.data file (or '-' for stdin)");
-  // --dump=dsos or --dump=raw without an output reads and attributes the
-  // samples, prints them, and stops there (every mapped file, no binary).
-  bool DsosOnly =
-      (Opts.Dump == "dsos" || Opts.Dump == "raw") && Opts.Output.empty();
-  Expected<OutputFormat> Format =
-      DsosOnly ? OutputFormat::Fdata : resolveFormat(Opts.Format, Opts.Output);
+/// Sample profiles: probe-based when the binary has pseudo probes (as
+/// llvm-profgen, unless --use-dwarf-correlation), context-sensitive when
+/// samples carry call stacks.
+Error writeSampleProfileOutput(const Run &R) {
+  if (R.raw().Branches.empty())
+    return R.noBranches("");
+  PseudoProbes Probes;
+  if (!R.Opts.UseDwarfCorrelation) {
+    Expected<PseudoProbes> PR =
+        readPseudoProbes(R.Bin.Path, R.image().functions());
+    if (!PR)
+      return PR.takeError();
+    Probes = std::move(*PR);
+  }
+  if (R.Opts.Dump == "probes")
+    Probes.print(R.Out);
+  bool WithContexts = R.Oracle && !R.raw().Contexts.empty();
+  if (!Probes.present())
+    return writeLineProfile(R, WithContexts);
+  if (WithContexts)
+    return writeContextProfile(
+        R, nullptr, &Probes,
+        "context-sensitive probe-based (CSSPGO: call stacks, branch "
+        "stacks and pseudo probes; contexts nested at their call sites)");
+  return writeProbeProfile(R, Probes);
+}
+
+/// The run; what it has to tell is left in Diags.
+Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
+               Diagnostics &Diags) {
+  Expected<OutputFormat> Format = validate(Opts);
   if (!Format)
     return Format.takeError();
-  bool SampleProfile = *Format == OutputFormat::Text ||
-                       *Format == OutputFormat::Binary ||
-                       *Format == OutputFormat::ExtBinary;
-  // Options that do not apply to the output are errors, not silence.
-  if (Opts.NoLbr && !DsosOnly && *Format != OutputFormat::Fdata)
-    return makeError("--no-lbr writes IP-sample fdata (-o x.fdata); {0} "
-                     "needs branch stacks",
-                     SampleProfile ? "a sample profile"
-                                   : "pre-aggregated output");
   unsigned Threads = Opts.Threads ? Opts.Threads
                                   : std::max(1u, std::thread::hardware_concurrency());
-
   AggregateOptions AO;
   AO.WindowWeighting = Opts.WindowWeighting;
   AO.Threads = Threads;
@@ -272,11 +411,8 @@ static Error generate(const GenerateOptions &Opts, raw_ostream &Out,
   // binary must be known up front (--binary).
   std::unique_ptr<BinaryImage> OracleImage;
   std::unique_ptr<BinaryTransferOracle> Oracle;
-  if (Opts.Kernel && Opts.Binary.empty())
-    return makeError("--kernel needs --binary VMLINUX (the kernel's "
-                     "unstripped ELF image, with its symbol table)");
-  if (SampleProfile && !Opts.IgnoreStackSamples && !Opts.Binary.empty() &&
-      !Opts.Kernel) {
+  if (isSampleProfile(*Format) && !dumpOnly(Opts) && !Opts.IgnoreStackSamples &&
+      !Opts.Binary.empty() && !Opts.Kernel) {
     Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Opts.Binary);
     if (!I)
       return I.takeError();
@@ -284,298 +420,62 @@ static Error generate(const GenerateOptions &Opts, raw_ostream &Out,
     Oracle = std::make_unique<BinaryTransferOracle>(
         *OracleImage, Opts.IgnoreBuildId, Threads);
     AO.Contexts = Oracle.get();
-    AO.MaxContextDepth = Opts.MaxContextDepth;
+    AO.MaxContextDepth = Opts.MaxContextDepth.value_or(0);
   }
   LbrAggregator Agg(AO);
-  std::vector<BuildIdEntry> PerfBuildIds;
-  std::string EventName;
-  if (!Opts.FromTruth.empty())
-    if (Error E = readTruth(Opts.FromTruth, Agg))
-      return E;
-  for (const std::string &In : Opts.Inputs) {
-    Expected<std::unique_ptr<EventSource>> Src = openEventSource(In);
-    if (!Src)
-      return Src.takeError();
-    // A kernel is found on the kernel's map, never assumed into a process.
-    if (Error E = assumeBinaryMapping(**Src, Opts.Kernel ? "" : Opts.Binary,
-                                      OracleImage.get()))
-      return E;
-    Agg.setInputName(In);
-    Error RunErr = [&] {
-      ProgressHandler PH(Agg, **Src, "reading " + In);
-      return (*Src)->run(PH);
-    }();
-    Warnings.insert(Warnings.end(), (*Src)->warnings().begin(),
-                    (*Src)->warnings().end());
-    if (RunErr)
-      return RunErr;
-    const PerfFileInfo &Info = (*Src)->info();
-    if (Info.AssumedLoadAddress)
-      Err << formatv("note: {0}: no mapping of {1} in the input; assumed it "
-                     "loaded at its preferred address {2:x} (as llvm-profgen "
-                     "does)\n",
-                     In, sys::path::filename(Opts.Binary),
-                     *Info.AssumedLoadAddress);
-    PerfBuildIds.insert(PerfBuildIds.end(), Info.BuildIds.begin(),
-                        Info.BuildIds.end());
-    if (EventName.empty() && !Info.Attrs.empty())
-      EventName = Info.Attrs[0].Name.empty() ? "cycles" : Info.Attrs[0].Name;
-    Agg.startNewInput();
-  }
-  if (Error E = Agg.finish())
-    return E;
+  InputOptions IO;
+  IO.Inputs = Opts.Inputs;
+  IO.FromTruth = Opts.FromTruth;
+  // A kernel is found on the kernel's map, never assumed into a process.
+  if (!Opts.Kernel)
+    IO.AssumeBinary = Opts.Binary;
+  IO.AssumeImage = OracleImage.get();
+  Expected<Recording> Rec = readRecording(IO, Agg, Agg, Diags);
+  if (!Rec)
+    return Rec.takeError();
   RawProfile &Raw = Agg.profile();
-  const std::vector<DsoInfo> &Dsos = Agg.maps().dsos();
-  auto listDsos = [&]() {
-    std::vector<std::pair<uint64_t, int>> V;
-    for (auto &[D, N] : Raw.SamplesPerDso)
-      V.push_back({N, D});
-    std::sort(V.rbegin(), V.rend());
-    // One line: the five busiest, then how many more.
-    std::string S;
-    for (size_t K = 0; K < V.size() && K < 5; ++K)
-      S += formatv("{0} {1} {2}", K ? "," : "", V[K].first,
-                   V[K].second < 0 ? "[unknown]" : Dsos[V[K].second].Path);
-    if (V.size() > 5)
-      S += formatv(", and {0} more", V.size() - 5);
-    return S;
-  };
-  if (Raw.Stats.Samples == 0 && Opts.FromTruth.empty())
-    return makeError("{0}: no samples", Opts.Inputs.front());
   if (Opts.Dump == "dsos") {
     Out << "samples per dso:\n";
     printSamplesPerDso(Raw.SamplesPerDso, Agg.maps(), Out);
   }
-  if (DsosOnly) {
+  if (dumpOnly(Opts)) {
     if (Opts.Dump == "raw")
       printRawProfile(Raw, Agg.maps(), Out);
     return Error::success();
   }
-
-  // Choose the DSO.
-  std::string BinPath = Opts.Binary;
-  int Dso = -1;
-  if (Opts.Kernel) {
-    Expected<int> K = findKernelDso(Dsos, Raw, Opts.Inputs.front());
-    if (!K)
-      return K.takeError();
-    Dso = *K;
-  }
-  if (BinPath.empty()) {
-    uint64_t Best = 0;
-    for (auto &[D, N] : Raw.SamplesPerDso)
-      if (D >= 0 && N > Best && !StringRef(Dsos[D].Path).starts_with("["))
-        Best = N, Dso = D;
-    if (Dso < 0)
-      return makeError("no samples fall in a mapped file; samples per DSO:{0}",
-                       listDsos());
-    BinPath = Dsos[Dso].Path;
-  }
-  // The context unwinder's image is this binary (--binary), its functions
-  // decoded already: used again rather than opened and decoded twice.
-  std::unique_ptr<BinaryImage> OwnImage;
-  if (!OracleImage) {
-    Expected<std::unique_ptr<BinaryImage>> Img = BinaryImage::open(BinPath);
-    if (!Img) {
-      if (!Opts.Binary.empty())
-        return Img.takeError();
-      // The path the recording names: say where it came from and what to
-      // do.
-      return makeError("{0} (the busiest file of the recording, by the path "
-                       "it was mapped from; give its copy with --binary "
-                       "PATH)",
-                       toString(Img.takeError()));
-    }
-    OwnImage = std::move(*Img);
-  }
-  const BinaryImage &Image = OracleImage ? *OracleImage : *OwnImage;
-  if (Opts.Kernel) {
-    if (Error E = useKernel(Raw, Dso, Dsos[Dso], PerfBuildIds, Image, BinPath,
-                            Opts.IgnoreBuildId))
-      return E;
-  } else if (Error E = mergeSameBinary(Raw, Dso, Dsos, PerfBuildIds, Image,
-                                       BinPath, Opts, listDsos))
+  BinaryOptions BO;
+  BO.Binary = Opts.Binary;
+  BO.IgnoreBuildId = Opts.IgnoreBuildId;
+  BO.Kernel = Opts.Kernel;
+  Expected<SelectedBinary> Bin =
+      selectBinary(*Rec, Raw, Agg.maps(), BO, OracleImage.get());
+  if (!Bin)
+    return Bin.takeError();
+  if (Error E = foldMappings(Raw, *Bin, Agg.maps()))
     return E;
-  if (Raw.SamplesPerDso.lookup(Dso) == 0)
-    return makeError("{0}: no samples in this binary; samples per DSO:{1}",
-                     BinPath, listDsos());
-
-
-  BinaryProfileOptions PO;
-  PO.Threads = Threads;
-  PO.InferFlow = Opts.InferFlow;
-  if (SampleProfile) {
-    if (Raw.Branches.empty())
-      return makeError("{0}: no sample has a branch stack; record with `perf "
-                       "record -b` (or -j any,u)",
-                       Opts.Inputs.empty() ? Opts.FromTruth : Opts.Inputs.front());
-    SampleWriterOptions WO;
-    WO.Format = *Format == OutputFormat::Text     ? SampleFormat::Text
-                : *Format == OutputFormat::Binary ? SampleFormat::Binary
-                                                  : SampleFormat::ExtBinary;
-    WO.UseMD5 = Opts.UseMD5;
-    // Every kind of sample profile is written here: counts divided first
-    // if the largest would overflow clang's 32-bit branch weights.
-    auto writeProfile = [&](SampleProfileMap &M) {
-      if (uint64_t D = fitBranchWeights(M); D > 1)
-        Err << formatv("note: {0}: every count divided by {1}, so that the "
-                       "largest fits clang's 32-bit branch weights\n",
-                       Opts.Output, D);
-      return writeSampleProfile(M, Opts.Output, WO);
-    };
-    // --stats and the dumps, alike for every kind of sample profile.
-    auto show = [&](const BinaryProfile &P, const std::string &Kind,
-                    function_ref<void()> KindStats) {
-      if (Opts.Stats) {
-        printProfileStats(P.Stats, Raw.Stats, Err);
-        Err << "sample profile kind: " << Kind << "\n";
-        KindStats();
-      }
-      if (Opts.Dump == "cfg")
-        printCfgs(P, Image, Out);
-      if (Opts.Dump == "raw")
-        printRawProfile(Raw, Agg.maps(), Out);
-    };
-    // A binary with pseudo probes gets a probe-based profile (as
-    // llvm-profgen), unless --use-dwarf-correlation asks for lines.
-    PseudoProbes Probes;
-    if (!Opts.UseDwarfCorrelation) {
-      Expected<PseudoProbes> PR = readPseudoProbes(BinPath, Image.functions());
-      if (!PR)
-        return PR.takeError();
-      Probes = std::move(*PR);
-    }
-    if (Opts.Dump == "probes")
-      Probes.print(Out);
-    // Samples with call stacks give a context-sensitive profile (line- or
-    // probe-based): built, shown and written alike.
-    bool WithContexts = Oracle && !Raw.Contexts.empty();
-    auto writeContextProfile = [&](Symbolizer *Sym, const PseudoProbes *PP,
-                                   StringRef Kind) {
-      ContextProfileOptions CO;
-      CO.InferFlow = Opts.InferFlow;
-      CO.PreInline = Opts.CSMaxCalleeSize != 0;
-      CO.CalleeSizeLimit = Opts.CSMaxCalleeSize;
-      CO.Probes = PP;
-      ContextProfileResult CP =
-          buildContextProfile(Raw, Dso, Image, *Oracle, Sym, CO);
-      // Here the whole program's profile only feeds --stats and the CFG
-      // dump: built only for them.
-      BinaryProfile P;
-      if (Opts.Stats || Opts.Dump == "cfg")
-        P = buildBinaryProfile(Raw, Dso, Image, PO);
-      show(P, Kind.str(), [&] {
-        printContextProfileStats(CP.Stats, Raw.Contexts.Stats, Err);
-      });
-      WO.ProbeBased = PP != nullptr;
-      WO.PreInlined = CP.PreInlined;
-      return writeProfile(CP.Profiles);
-    };
-    if (Probes.present()) {
-      if (WithContexts)
-        return writeContextProfile(
-            nullptr, &Probes,
-            "context-sensitive probe-based (CSSPGO: call stacks, branch "
-            "stacks and pseudo probes; contexts nested at their call sites)");
-      BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
-      ProbeProfileResult PP = buildProbeProfile(P, Image, Probes);
-      show(P, "probe-based (pseudo probes)",
-           [&] { printProbeProfileStats(PP.Stats, Err); });
-      WO.ProbeBased = true;
-      return writeProfile(PP.Profiles);
-    }
-    SymbolizerOptions SO;
-    SO.DebugFile = Opts.DebugFile;
-    SO.DwpFile = Opts.DwpFile;
-    Expected<std::unique_ptr<Symbolizer>> Sym =
-        Symbolizer::create(BinPath, Image.buildId(), SO);
-    if (!Sym)
-      return Sym.takeError();
-    auto NoDebug = [&] {
-      return makeError("{0}: no debug info (DWARF): a sample profile needs "
-                       "line numbers; build with -g, or give --debug-file; "
-                       "fdata output (-o x.fdata) works without it",
-                       (*Sym)->debugPath());
-    };
-    if (!(*Sym)->hasDebugInfo())
-      return NoDebug();
-    // DWARF for these addresses (looked up in child processes).
-    auto symbolize = [&](ArrayRef<uint64_t> Addrs) -> Error {
-      if (Error E = (*Sym)->prefetch(Addrs, Threads))
-        return E;
-      if (!(*Sym)->hasDebugInfo())
-        return NoDebug();
-      reportDwarfWarnings(**Sym, Err);
-      return Error::success();
-    };
-    if (WithContexts) {
-      if (Error E =
-              symbolize(contextProfileAddresses(Raw, Dso, Image, *Oracle)))
-        return E;
-      return writeContextProfile(
-          Sym->get(), nullptr,
-          "context-sensitive (call stacks and branch stacks; contexts "
-          "nested at their call sites)");
-    }
-    BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
-    if (Error E = symbolize(sampleProfileAddresses(P, Image)))
-      return E;
-    SampleProfileResult SP = buildSampleProfile(P, Image, **Sym);
-    show(P,
-         std::string("line-based (DWARF lines") +
-             (Opts.UseDwarfCorrelation ? ", --use-dwarf-correlation" : "") +
-             ")",
-         [&] { printSampleProfileStats(SP.Stats, Err); });
-    // Code ran, but none of it has a line (DWARF without subprograms, as
-    // assembler output has, or with lines for other code only): an empty
-    // profile would change nothing in clang, so say so instead of writing
-    // one. Mostly without lines: a warning, with or without --stats.
-    const SampleProfileStats &SS = SP.Stats;
-    if (SS.Instructions && SS.InstructionsNoDebug == SS.Instructions)
-      return makeError("{0}: none of the {1} executed instructions has line "
-                       "information in {2} (no DWARF subprogram or line "
-                       "covers them); build with -g; fdata output "
-                       "(-o x.fdata) works without it",
-                       Opts.Output, SS.Instructions, (*Sym)->debugPath());
-    if (!Opts.Stats && SS.InstructionsNoDebug * 2 > SS.Instructions)
-      Err << formatv("warning: {0} of {1} executed instructions have no line "
-                     "information; their samples are not in the profile\n",
-                     SS.InstructionsNoDebug, SS.Instructions);
-    return writeProfile(SP.Profiles);
+  Run R{Opts, *Format, Threads, Agg,  *Rec,
+        *Bin, Oracle.get(), Out, Err, Diags};
+  switch (*Format) {
+  case OutputFormat::Fdata:
+    return writeFdataOutput(R);
+  case OutputFormat::PreAggregated:
+    return writePreAggregatedOutput(R);
+  default:
+    return writeSampleProfileOutput(R);
   }
+}
 
-  if (Image.functions().empty() && *Format != OutputFormat::PreAggregated)
-    return makeError("{0}: no function symbols (a stripped binary?): fdata "
-                     "names functions; give the unstripped binary, or write "
-                     "pre-aggregated output (-o x.preagg), which needs none",
-                     BinPath);
-  Expected<std::unique_ptr<AtomicOutputFile>> OutF =
-      AtomicOutputFile::create(Opts.Output);
-  if (!OutF)
-    return OutF.takeError();
-  if (!Opts.NoLbr && Raw.Branches.empty())
-    return makeError("{0}: no sample has a branch stack; record with `perf "
-                     "record -b` (or -j any,u){1}",
-                     Opts.Inputs.front(),
-                     *Format == OutputFormat::PreAggregated
-                         ? " (llvm-bolt 19 reads only branch and "
-                           "fall-through lines from pre-aggregated input)"
-                         : ", or use --no-lbr for an IP-sample profile");
-  if (Opts.NoLbr) {
-    writeNoLbrFdata(Raw, Dso, Image, EventName, (*OutF)->os());
-  } else if (*Format == OutputFormat::PreAggregated) {
-    writePreAggregated(Raw, Dso, Image, (*OutF)->os());
-  } else {
-    BinaryProfile P = buildBinaryProfile(Raw, Dso, Image, PO);
-    if (Opts.Dump == "cfg")
-      printCfgs(P, Image, Out);
-    if (Opts.Stats)
-      printProfileStats(P.Stats, Raw.Stats, Err);
-    writeFdata(P, Image, (*OutF)->os());
-  }
-  if (Opts.Dump == "raw")
-    printRawProfile(Raw, Agg.maps(), Out);
-  return (*OutF)->commit();
+} // namespace
+
+Error runGenerate(const GenerateOptions &Opts, raw_ostream &Out,
+                  raw_ostream &Err) {
+  // What the run has to tell is told once it succeeds: a run that fails
+  // says one line, its error.
+  Diagnostics Diags;
+  if (Error E = generate(Opts, Out, Err, Diags))
+    return E;
+  Diags.print(Err);
+  return Error::success();
 }
 
 } // namespace lbr2prof

@@ -370,14 +370,6 @@ void printProfileStats(const ProfileStats &S, const AggregateStats &A,
   line(OS, "dropped: source is not a branch", S.BranchesSourceNotBranch, BT);
   line(OS, "dropped: target differs from the instruction's",
        S.BranchesWrongTarget, BT);
-  uint64_t Bad = S.RangeNotBoundary.Count + S.BranchesSourceNotBoundary.Count +
-                 S.BranchesTargetNotBoundary.Count +
-                 S.BranchesSourceNotBranch.Count + S.BranchesWrongTarget.Count;
-  uint64_t All = S.RangesTotal.Count + S.BranchesInBinary.Count;
-  if (All && Bad * 10 > All)
-    OS << "warning: " << format("%.1f%%", 100.0 * Bad / All)
-       << " of addresses are not instruction starts: the binary is probably "
-          "not the one that was profiled\n";
 }
 
 } // namespace lbr2prof

@@ -1,7 +1,7 @@
 //===- Analyze.cpp - from address-keyed counts to report tables -----------===//
 //
-// Reads the inputs (one pass: LbrAggregator + ReportCollector), picks the
-// binary, and builds every table of the report in binary addresses. Each
+// Builds every table of the report in binary addresses from what the
+// collector counted (the Driver reads the inputs and picks the binary). Each
 // distinct address is symbolized once (function from the symbol table,
 // file:line from DWARF); instruction kinds come from the disassembly of the
 // functions the counts touch.
@@ -505,126 +505,16 @@ Error Analyzer::run(ReportData &D) {
 
 } // namespace
 
-Error runReport(const ReportOptions &Opts, raw_ostream &Out) {
-  if (Opts.Inputs.empty())
-    return makeError("no input: give a perf.data file (or '-' for stdin)");
-  if (Opts.PathLength < 1 || Opts.PathLength > MaxPathLength)
-    return makeError("--path-length {0}: must be 1 to {1}", Opts.PathLength,
-                     MaxPathLength);
-  if (Opts.Top == 0)
-    return makeError("--top 0: give at least 1 row");
-  AggregateOptions AO;
-  AO.WindowWeighting = false; // the report counts entries, as perf does
-  AO.Threads = 1;             // the collector sees samples in order
-  for (uint32_t P : Opts.Pids)
-    AO.Pids.insert(P);
-  LbrAggregator Agg(AO);
-  ReportCollector Col(Agg, AO, Opts.PathLength);
-  std::vector<BuildIdEntry> PerfBuildIds;
-  for (const std::string &In : Opts.Inputs) {
-    Expected<std::unique_ptr<EventSource>> Src = openEventSource(In);
-    if (!Src)
-      return Src.takeError();
-    Agg.setInputName(In);
-    Error RunErr = (*Src)->run(Col);
-    // Faults the reader survived (a damaged header feature, a cut pipe).
-    for (const std::string &W : (*Src)->warnings())
-      WithColor::warning(errs(), "lbr2prof") << W << '\n';
-    if (RunErr)
-      return RunErr;
-    const PerfFileInfo &Info = (*Src)->info();
-    PerfBuildIds.insert(PerfBuildIds.end(), Info.BuildIds.begin(),
-                        Info.BuildIds.end());
-    Agg.startNewInput();
-  }
-  if (Error E = Agg.finish())
-    return E;
-  RawProfile &Raw = Agg.profile();
-  const std::vector<DsoInfo> &Dsos = Agg.maps().dsos();
-  StringRef First = Opts.Inputs.front();
-  if (Raw.Stats.Samples == Raw.Stats.SamplesFiltered)
-    return makeError("{0}: no samples{1}", First,
-                     Opts.Pids.empty() ? "" : " of the selected --pid");
-  if (Raw.Branches.empty())
-    return makeError("{0}: no sample has a branch stack; record with `perf "
-                     "record -b` (or -j any,u)",
-                     First);
-
-  // The binary: named, or the mapped file with the most samples.
-  std::string BinPath = Opts.Binary;
-  if (BinPath.empty()) {
-    uint64_t Best = 0;
-    int Dso = -1;
-    for (auto &[D, N] : Raw.SamplesPerDso)
-      if (D >= 0 && (N > Best || (N == Best && D < Dso)) &&
-          !StringRef(Dsos[D].Path).starts_with("["))
-        Best = N, Dso = D;
-    if (Dso < 0)
-      return makeError("{0}: no samples fall in a mapped file; give "
-                       "--binary",
-                       First);
-    BinPath = Dsos[Dso].Path;
-  }
-  Expected<std::unique_ptr<BinaryImage>> Img = BinaryImage::open(BinPath);
-  if (!Img)
-    return Img.takeError();
-  const BinaryImage &Image = **Img;
-  // Every mapping of this binary counts: same build-id, or the same file
-  // name when the recording has no build-id for it.
-  std::vector<bool> InBinary(Dsos.size());
-  bool Any = false;
-  for (int D = 0; D < int(Dsos.size()); ++D) {
-    ArrayRef<uint8_t> Id = dsoBuildId(Dsos[D], PerfBuildIds);
-    DsoMatch M = matchDso(Dsos[D].Path, Id, BinPath, Image.buildId());
-    if (M == DsoMatch::None)
-      continue;
-    if (M == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
-      return makeError("{0}: build-id {1} differs from the profiled {2} "
-                       "({3}); use --ignore-build-id to use it anyway",
-                       BinPath, toHex(Image.buildId(), true), Dsos[D].Path,
-                       toHex(Id, true));
-    InBinary[D] = Any = true;
-  }
-  if (!Any)
-    return makeError("{0}: no mapping of this binary in {1}; check --binary "
-                     "(`lbr2prof dump --summary` lists the mapped files)",
-                     BinPath, First);
-  if (Image.functions().empty())
-    return makeError("{0}: no function symbols (a stripped binary?): the "
-                     "report needs them to tell branch kinds and names",
-                     BinPath);
-
-  std::unique_ptr<Symbolizer> Sym;
-  Expected<std::unique_ptr<Symbolizer>> S =
-      Symbolizer::create(BinPath, Image.buildId(), SymbolizerOptions());
-  if (!S)
-    return S.takeError();
-  if ((*S)->hasDebugInfo())
-    Sym = std::move(*S);
-
-  ReportData D;
-  D.Inputs = Opts.Inputs;
-  D.BinaryPath = BinPath;
+Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
+                    const ReportCounts &Counts, const ProcessMaps &Maps,
+                    const BinaryImage &Image, Symbolizer *Sym,
+                    std::vector<bool> InBinary, ReportData &D) {
   D.Samples = Raw.Stats.Samples - Raw.Stats.SamplesFiltered;
   D.SamplesWithBranches = D.Samples - Raw.Stats.SamplesNoBranches;
-  D.Entries = Col.Counts.Entries;
-  D.EntriesWithCycles = Col.Counts.EntriesWithCycles;
-  Analyzer A(Opts, Raw, Col.Counts, Agg.maps(), Image, Sym.get(),
-             std::move(InBinary));
-  if (Error E = A.run(D))
-    return E;
-
-  if (!Opts.HtmlOutput.empty()) {
-    Expected<std::unique_ptr<AtomicOutputFile>> F =
-        AtomicOutputFile::create(Opts.HtmlOutput);
-    if (!F)
-      return F.takeError();
-    writeHtmlReport(D, (*F)->os());
-    if (Error E = (*F)->commit())
-      return E;
-  }
-  printTextReport(D, Out);
-  return Error::success();
+  D.Entries = Counts.Entries;
+  D.EntriesWithCycles = Counts.EntriesWithCycles;
+  Analyzer A(Opts, Raw, Counts, Maps, Image, Sym, std::move(InBinary));
+  return A.run(D);
 }
 
 } // namespace lbr2prof

@@ -8,7 +8,7 @@
 #include "lbr2prof/Config.h"
 #include "lbr2prof/Driver/Dump.h"
 #include "lbr2prof/Driver/Generate.h"
-#include "lbr2prof/Report/Report.h"
+#include "lbr2prof/Driver/ReportCommand.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
 #include "llvm/Support/InitLLVM.h"
@@ -25,6 +25,55 @@ static int reportError(Error E) {
     WithColor::error(errs(), "lbr2prof") << EI.message() << '\n';
   });
   return Code;
+}
+
+/// Every long option of App and its subcommands, for "did you mean".
+static void optionNames(const CLI::App &App, std::vector<std::string> &Names) {
+  for (const CLI::Option *O : App.get_options())
+    for (const std::string &L : O->get_lnames())
+      Names.push_back("--" + L);
+  for (const CLI::App *Sub : App.get_subcommands({}))
+    optionNames(*Sub, Names);
+}
+
+/// CLI11's parse errors as one line, "lbr2prof: error: ...", exit code 1
+/// (CLI11 itself prints two lines and exits with 104-114); an unknown
+/// option gets the closest known one, as LLVM's tools suggest.
+static int reportParseError(const CLI::App &App, const CLI::ParseError &E,
+                            ArrayRef<const char *> Args) {
+  std::string Msg = E.what();
+  // CLI11's wordings made to say what was expected.
+  StringRef M(Msg);
+  if (M.consume_front("Could not convert: ")) {
+    auto [Opt, Val] = M.split(" = ");
+    Msg = (Opt + " " + Val + ": expected a number").str();
+  } else if (size_t At = M.find(": At Most 1 required but received ");
+             At != StringRef::npos) {
+    Msg = (M.take_front(At) + ": given " +
+           M.drop_front(At + strlen(": At Most 1 required but received ")) +
+           " times; give it once")
+              .str();
+  }
+  std::vector<std::string> Names;
+  optionNames(App, Names);
+  for (const char *A : Args.drop_front()) {
+    StringRef Arg = StringRef(A).split('=').first;
+    if (!Arg.starts_with("--") || is_contained(Names, Arg.str()))
+      continue;
+    StringRef Best;
+    unsigned BestDist = 3; // at most 2 edits away
+    for (const std::string &N : Names) {
+      unsigned D = Arg.edit_distance(N, true, BestDist);
+      if (D < BestDist)
+        BestDist = D, Best = N;
+    }
+    Msg = "unknown option '" + Arg.str() + "'";
+    if (!Best.empty())
+      Msg += "; did you mean '" + Best.str() + "'?";
+    break;
+  }
+  WithColor::error(errs(), "lbr2prof") << Msg << '\n';
+  return 1;
 }
 
 int main(int argc, char **argv) {
@@ -55,6 +104,8 @@ int main(int argc, char **argv) {
   App.add_option("inputs", Gen.Inputs,
                  "perf.data files (file or pipe mode, '-' for stdin) or perf "
                  "script text");
+  App.add_option("--perfdata,--perfscript", Gen.Inputs,
+                 "The same as the inputs (llvm-profgen's spellings)");
   App.add_option("-o,--output", Gen.Output, "Output profile");
   App.add_option("--binary", Gen.Binary,
                  "The profiled binary (default: the mapped file with the most "
@@ -62,7 +113,8 @@ int main(int argc, char **argv) {
                  "file name");
   App.add_option("--format", FormatName,
                  "fdata | preagg | text | binary | extbinary (default: from "
-                 "the output name: .fdata, .preagg/.pa, .txt, .prof)")
+                 "the output name: .fdata, .preagg/.pa, .txt, "
+                 ".prof/.profdata/.afdo)")
       ->check(CLI::IsMember(
           {"auto", "fdata", "preagg", "text", "binary", "extbinary"}));
   App.add_option("--pid", Gen.Pids, "Only samples of these processes");
@@ -181,8 +233,14 @@ int main(int argc, char **argv) {
 
   try {
     App.parse(argc, argv);
-  } catch (const CLI::ParseError &E) {
+  } catch (const CLI::CallForHelp &E) {
     return App.exit(E);
+  } catch (const CLI::CallForAllHelp &E) {
+    return App.exit(E);
+  } catch (const CLI::CallForVersion &E) {
+    return App.exit(E);
+  } catch (const CLI::ParseError &E) {
+    return reportParseError(App, E, ArrayRef(argv, argc));
   }
 
   // A subcommand that prints to stdout: its error, or a failed write (a
@@ -205,21 +263,11 @@ int main(int argc, char **argv) {
                : SortName == "misrate" ? ReportSort::MispredRate
                : SortName == "cycles"  ? ReportSort::Cycles
                                        : ReportSort::Count;
-    // The text report goes to standard output: the page cannot go there too.
-    if (!Rep.HtmlOutput.empty() && isStandardOutput(Rep.HtmlOutput))
-      return reportError(makeError(
-          "{0}: the HTML page and the text report would both go to standard "
-          "output; write the page to a file",
-          Rep.HtmlOutput));
-    return toStdout([&](raw_ostream &OS) { return runReport(Rep, OS); });
+    return toStdout(
+        [&](raw_ostream &OS) { return runReport(Rep, OS, errs()); });
   }
   if (Gen.Inputs.empty() && Gen.FromTruth.empty()) {
     errs() << App.help();
-    return 1;
-  }
-  if (Gen.Output.empty() && Gen.Dump != "dsos" && Gen.Dump != "raw") {
-    WithColor::error(errs(), "lbr2prof")
-        << "no output: give -o FILE (e.g. -o app.fdata)\n";
     return 1;
   }
   static const std::pair<const char *, OutputFormat> Formats[] = {
@@ -229,12 +277,6 @@ int main(int argc, char **argv) {
   for (auto &[N, F] : Formats)
     if (FormatName == N)
       Gen.Format = F;
-  // A dump goes to standard output: the profile cannot go there too.
-  if (!Gen.Dump.empty() && isStandardOutput(Gen.Output))
-    return reportError(makeError("{0}: the profile and --dump={1} would both "
-                                 "go to standard output; write the profile "
-                                 "to a file",
-                                 Gen.Output, Gen.Dump));
   if (Error E = runGenerate(Gen, outs(), errs()))
     return reportError(std::move(E));
   return 0;

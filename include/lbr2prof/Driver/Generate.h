@@ -12,6 +12,7 @@
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,13 @@ struct GenerateOptions {
   /// Build a line-based profile even from samples with call stacks (which
   /// otherwise give a context-sensitive one, with --binary).
   bool IgnoreStackSamples = false;
-  /// Frames of calling context kept (0: all; the outermost go first).
-  unsigned MaxContextDepth = 0;
+  /// Frames of calling context kept (0 or unset: all; the outermost go
+  /// first).
+  std::optional<unsigned> MaxContextDepth;
   /// A call context stays a context only for hot calls into functions of at
-  /// most this many bytes (0: keep every context). See ContextProfileOptions.
-  uint64_t CSMaxCalleeSize = 75;
+  /// most this many bytes (0: keep every context; unset: 75). See
+  /// ContextProfileOptions.
+  std::optional<uint64_t> CSMaxCalleeSize;
   /// Exact counts from an emulator truth file (utils/lbr-record --truth)
   /// instead of perf.data inputs: a profile of the exact execution.
   std::string FromTruth;
@@ -63,6 +66,11 @@ struct GenerateOptions {
 /// Chooses the output format from the option or the output file's name.
 llvm::Expected<OutputFormat> resolveFormat(OutputFormat F,
                                            llvm::StringRef Output);
+
+/// Every conflict between options, checked before any input is read: an
+/// option that does not apply to the output is an error, not silence.
+/// Returns the output's format (fdata for a dump without -o).
+llvm::Expected<OutputFormat> validate(const GenerateOptions &Opts);
 
 llvm::Error runGenerate(const GenerateOptions &Opts, llvm::raw_ostream &Out,
                         llvm::raw_ostream &Err);

@@ -46,9 +46,17 @@ struct ReportOptions {
   unsigned HistogramBlocks = 3;
 };
 
-/// Runs the whole report: read, analyze, print text to Out (and write the
-/// HTML page if asked).
-llvm::Error runReport(const ReportOptions &Opts, llvm::raw_ostream &Out);
+struct ReportData;
+struct ReportCounts;
+class Symbolizer;
+class BinaryImage;
+/// Builds the tables of D from the counts of a read recording, for the
+/// binary Image whose mapped files are those set in InBinary (by DSO
+/// index). Sym (may be null) gives file:line.
+llvm::Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
+                          const ReportCounts &Counts, const ProcessMaps &Maps,
+                          const BinaryImage &Image, Symbolizer *Sym,
+                          std::vector<bool> InBinary, ReportData &D);
 
 //===----------------------------------------------------------------------===//
 // Collection (address-keyed, before any symbolization).

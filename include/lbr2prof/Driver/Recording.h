@@ -1,0 +1,101 @@
+//===- Recording.h - the front half every command shares --------*- C++ -*-===//
+//
+// Every command that turns a recording into something about one binary
+// (a profile, a report) starts the same way:
+//   readRecording   reads every input once into an LbrAggregator (through a
+//                   handler of the command's, e.g. the report's collector),
+//                   with progress on a terminal and the reader's warnings
+//                   collected;
+//   selectBinary    the one rule that finds the binary among the mapped
+//                   files: the named one (by build-id or file name), or the
+//                   busiest file, ties to the first mapped; a build-id that
+//                   differs is an error unless --ignore-build-id;
+//   foldMappings    counts every mapping of that binary as one (or, for
+//                   --kernel, moves the kernel's offsets into vmlinux's).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_DRIVER_RECORDING_H
+#define LBR2PROF_DRIVER_RECORDING_H
+
+#include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "lbr2prof/Binary/BinaryImage.h"
+#include "lbr2prof/Driver/Diagnostics.h"
+#include "lbr2prof/PerfData/PerfReader.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lbr2prof {
+
+struct InputOptions {
+  /// perf.data files, '-' (a pipe) or perf script text.
+  std::vector<std::string> Inputs;
+  /// An emulator's exact counts (utils/lbr-record --truth) instead.
+  std::string FromTruth;
+  /// perf script text that maps no file (llvm-profgen's inputs): this
+  /// binary is assumed at its preferred address, and the user told so.
+  std::string AssumeBinary;
+  /// AssumeBinary's image, if the caller has it open already.
+  const BinaryImage *AssumeImage = nullptr;
+};
+
+/// What the inputs said besides their samples (which are in the
+/// aggregator).
+struct Recording {
+  /// The first input, or the truth file: the name messages give.
+  std::string Name;
+  /// Every input's build-id table.
+  std::vector<BuildIdEntry> BuildIds;
+  /// The first input's first event ("cycles" when unnamed).
+  std::string EventName;
+  bool FromTruth = false;
+};
+
+/// Reads every input into Agg through Handler (Agg itself, or a handler
+/// that forwards to it), then finishes Agg. No samples at all, or none of
+/// the selected --pid, is an error.
+llvm::Expected<Recording> readRecording(const InputOptions &Opts,
+                                        LbrAggregator &Agg,
+                                        PerfEventHandler &Handler,
+                                        Diagnostics &Diags);
+
+/// The busiest mapped files, one line: " 2 /a/f.elf, 1 [unknown], and 3
+/// more" (five at most).
+std::string listDsos(const RawProfile &Raw, const std::vector<DsoInfo> &Dsos);
+
+struct BinaryOptions {
+  /// The binary (--binary); empty = the busiest mapped file.
+  std::string Binary;
+  bool IgnoreBuildId = false;
+  /// Binary is a vmlinux for the recording's kernel text map.
+  bool Kernel = false;
+};
+
+struct SelectedBinary {
+  std::string Path;
+  /// The DSO the profile is of: the busiest mapping of the binary.
+  int Dso = -1;
+  /// Every mapped file that is this binary, Dso among them.
+  std::vector<int> Mappings;
+  bool Kernel = false;
+  const BinaryImage &image() const { return *Image; }
+  std::unique_ptr<BinaryImage> Owned;
+  const BinaryImage *Image = nullptr;
+};
+
+/// Finds the binary in the recording (the rule above) and opens it, or
+/// uses Known when it is that binary's image already.
+llvm::Expected<SelectedBinary>
+selectBinary(const Recording &Rec, const RawProfile &Raw,
+             const ProcessMaps &Maps, const BinaryOptions &Opts,
+             const BinaryImage *Known);
+
+/// Counts every mapping of the binary as its DSO; for a kernel, makes the
+/// DSO's offsets vmlinux file offsets.
+llvm::Error foldMappings(RawProfile &Raw, const SelectedBinary &B,
+                         const ProcessMaps &Maps);
+
+} // namespace lbr2prof
+
+#endif

@@ -1,0 +1,311 @@
+//===- Recording.cpp - read the inputs, find the binary -------------------===//
+#include "lbr2prof/Driver/Recording.h"
+#include "ProgressHandler.h"
+#include "lbr2prof/Driver/Kernel.h"
+#include "lbr2prof/Support/Error.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace lbr2prof {
+
+/// Reads an lbr-record truth file (docs/lbr-record.md) as exact counts:
+/// its mappings become MMAP2 events, its ranges and branches are added
+/// with their counts.
+static Error readTruth(StringRef Path, LbrAggregator &Agg) {
+  auto Buf = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  if (!Buf)
+    return makeError("{0}: cannot open: {1}", Path, Buf.getError().message());
+  uint32_t Pid = 0;
+  uint64_t LineNo = 0;
+  std::vector<std::string> Names; // keep filenames alive for MmapEvents
+  auto hex = [](StringRef S, uint64_t &V) {
+    S.consume_front("0x");
+    return !S.getAsInteger(16, V);
+  };
+  for (StringRef Line : split((*Buf)->getBuffer(), '\n')) {
+    ++LineNo;
+    SmallVector<StringRef, 16> F;
+    Line.split(F, ' ', -1, false);
+    if (F.empty() || F[0].starts_with("#"))
+      continue;
+    auto bad = [&]() {
+      InputLocation L;
+      L.File = Path.str();
+      L.Line = LineNo;
+      return inputError(L, "malformed line in lbr-record truth file");
+    };
+    if (F[0] == "process") {
+      if (F.size() < 2 || F[1].getAsInteger(10, Pid))
+        return bad();
+    } else if (F[0] == "mapping") {
+      // mapping I start S end E pgoff O bias B buildid ID path P
+      MmapEvent E;
+      uint64_t Start, End, PgOff;
+      size_t PathAt = Line.find(" path ");
+      if (F.size() < 14 || !hex(F[3], Start) || !hex(F[5], End) ||
+          !hex(F[7], PgOff) || PathAt == StringRef::npos)
+        return bad();
+      E.IsMmap2 = true;
+      E.Pid = E.Tid = Pid;
+      E.Addr = Start;
+      E.Len = End - Start;
+      E.PgOff = PgOff;
+      E.Prot = 5;
+      Names.push_back(Line.drop_front(PathAt + 6).str());
+      E.Filename = Names.back();
+      if (Error Err = Agg.onMmap(E, RecordInfo()))
+        return Err;
+    } else if (F[0] == "branch" || F[0] == "range") {
+      uint64_t A, B, C;
+      unsigned CountField = F[0] == "branch" ? 3 : 4;
+      if (F.size() <= CountField || !hex(F[1], A) || !hex(F[2], B) ||
+          F[CountField].getAsInteger(10, C))
+        return bad();
+      if (F[0] == "branch")
+        Agg.addExactBranch(Pid, A, B, C);
+      else
+        Agg.addExactRange(Pid, A, B, C);
+    }
+  }
+  return Error::success();
+}
+
+/// perf script text may map no file at all (llvm-profgen's inputs): the
+/// reader is told where the binary would sit, its preferred addresses.
+static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
+                                 const BinaryImage *Known) {
+  if (Binary.empty() || !Src.mayLackMappings())
+    return Error::success();
+  std::unique_ptr<BinaryImage> Own;
+  if (!Known) {
+    Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Binary);
+    if (!I)
+      return I.takeError();
+    Own = std::move(*I);
+    Known = Own.get();
+  }
+  AssumedMapping M;
+  M.Path = Binary.str();
+  for (const Segment &G : Known->segments())
+    if (G.Exec)
+      M.Segments.push_back({G.VAddr, G.MemSize, G.Offset});
+  Src.assumeMapping(std::move(M));
+  return Error::success();
+}
+
+static Error readInput(StringRef In, const InputOptions &Opts,
+                       LbrAggregator &Agg, PerfEventHandler &Handler,
+                       Recording &Rec, Diagnostics &Diags) {
+  Expected<std::unique_ptr<EventSource>> Src = openEventSource(In);
+  if (!Src)
+    return Src.takeError();
+  if (Error E = assumeBinaryMapping(**Src, Opts.AssumeBinary,
+                                    Opts.AssumeImage))
+    return E;
+  Agg.setInputName(In);
+  Error RunErr = [&] {
+    ProgressHandler PH(Handler, **Src, "reading " + In.str());
+    return (*Src)->run(PH);
+  }();
+  // Faults the reader survived (a damaged header feature, a cut pipe).
+  for (const std::string &W : (*Src)->warnings())
+    Diags.warning(W);
+  if (RunErr)
+    return RunErr;
+  const PerfFileInfo &Info = (*Src)->info();
+  if (Info.AssumedLoadAddress)
+    Diags.note(formatv("{0}: no mapping of {1} in the input; assumed it "
+                       "loaded at its preferred address {2:x} (as "
+                       "llvm-profgen does)",
+                       In, sys::path::filename(Opts.AssumeBinary),
+                       *Info.AssumedLoadAddress));
+  Rec.BuildIds.insert(Rec.BuildIds.end(), Info.BuildIds.begin(),
+                      Info.BuildIds.end());
+  if (Rec.EventName.empty() && !Info.Attrs.empty())
+    Rec.EventName = Info.Attrs[0].Name.empty() ? "cycles" : Info.Attrs[0].Name;
+  Agg.startNewInput();
+  return Error::success();
+}
+
+Expected<Recording> readRecording(const InputOptions &Opts,
+                                  LbrAggregator &Agg,
+                                  PerfEventHandler &Handler,
+                                  Diagnostics &Diags) {
+  if (Opts.Inputs.empty() && Opts.FromTruth.empty())
+    return makeError("no input: give a perf.data file (or '-' for stdin)");
+  Recording Rec;
+  Rec.FromTruth = !Opts.FromTruth.empty();
+  Rec.Name = Rec.FromTruth ? Opts.FromTruth : Opts.Inputs.front();
+  if (Rec.FromTruth)
+    if (Error E = readTruth(Opts.FromTruth, Agg))
+      return std::move(E);
+  for (const std::string &In : Opts.Inputs)
+    if (Error E = readInput(In, Opts, Agg, Handler, Rec, Diags))
+      return std::move(E);
+  if (Error E = Agg.finish())
+    return std::move(E);
+  const AggregateStats &S = Agg.profile().Stats;
+  if (!Rec.FromTruth && S.Samples == S.SamplesFiltered) {
+    if (S.Samples == 0)
+      return makeError("{0}: no samples", Rec.Name);
+    return makeError("{0}: no samples of the selected --pid ({1} samples of "
+                     "other processes; `lbr2prof dump --summary` lists them "
+                     "per pid)",
+                     Rec.Name, S.Samples);
+  }
+  return Rec;
+}
+
+std::string listDsos(const RawProfile &Raw, const std::vector<DsoInfo> &Dsos) {
+  std::vector<std::pair<uint64_t, int>> V;
+  for (auto &[D, N] : Raw.SamplesPerDso)
+    V.push_back({N, -D});
+  // Most samples first; of equal counts, the first mapped.
+  std::sort(V.rbegin(), V.rend());
+  std::string S;
+  for (size_t K = 0; K < V.size() && K < 5; ++K) {
+    int D = -V[K].second;
+    S += formatv("{0} {1} {2}", K ? "," : "", V[K].first,
+                 D < 0 ? "[unknown]" : Dsos[D].Path);
+  }
+  if (V.size() > 5)
+    S += formatv(", and {0} more", V.size() - 5);
+  return S;
+}
+
+/// The busiest of the DSOs Ok accepts, ties to the first mapped; -1 if none
+/// has a sample.
+static int busiest(const RawProfile &Raw, function_ref<bool(int)> Ok) {
+  int Best = -1;
+  uint64_t BestN = 0;
+  for (auto &[D, N] : Raw.SamplesPerDso)
+    if (D >= 0 && N && Ok(D) && (N > BestN || (N == BestN && D < Best)))
+      Best = D, BestN = N;
+  return Best;
+}
+
+/// --kernel: the kernel text map with the most samples is vmlinux, if
+/// their build-ids agree (perf records the kernel's under
+/// `[kernel.kallsyms]`).
+static Error checkKernelBuildId(const DsoInfo &Kernel,
+                                ArrayRef<BuildIdEntry> PerfBuildIds,
+                                const BinaryImage &Image, StringRef BinPath,
+                                bool IgnoreBuildId) {
+  ArrayRef<uint8_t> Id = Kernel.BuildId;
+  for (const BuildIdEntry &B : PerfBuildIds)
+    if (Id.empty() && StringRef(B.Filename).starts_with("[kernel.kallsyms]"))
+      Id = B.Id;
+  if (!IgnoreBuildId && !Id.empty() && !Image.buildId().empty() &&
+      !sameBuildId(Id, Image.buildId()))
+    return makeError("{0}: build-id {1} differs from the recorded kernel's "
+                     "({2}); use --ignore-build-id to use it anyway",
+                     BinPath, toHex(Image.buildId(), true), toHex(Id, true));
+  return Error::success();
+}
+
+Expected<SelectedBinary> selectBinary(const Recording &Rec,
+                                      const RawProfile &Raw,
+                                      const ProcessMaps &Maps,
+                                      const BinaryOptions &Opts,
+                                      const BinaryImage *Known) {
+  const std::vector<DsoInfo> &Dsos = Maps.dsos();
+  SelectedBinary B;
+  B.Path = Opts.Binary;
+  B.Kernel = Opts.Kernel;
+  if (Opts.Kernel) {
+    if (Opts.Binary.empty())
+      return makeError("--kernel needs --binary VMLINUX (the kernel's "
+                       "unstripped ELF image, with its symbol table)");
+    Expected<int> K = findKernelDso(Dsos, Raw, Rec.Name);
+    if (!K)
+      return K.takeError();
+    B.Dso = *K;
+    B.Mappings = {B.Dso};
+  } else if (B.Path.empty()) {
+    B.Dso = busiest(Raw, [&](int D) {
+      return !StringRef(Dsos[D].Path).starts_with("[");
+    });
+    if (B.Dso < 0 && Dsos.empty())
+      return makeError("{0}: no samples fall in a mapped file: the input "
+                       "maps no file (perf script text needs `perf script "
+                       "--show-mmap-events`; or give --binary, which is then "
+                       "assumed at its preferred address)",
+                       Rec.Name);
+    if (B.Dso < 0)
+      return makeError("{0}: no samples fall in a mapped file; samples per "
+                       "DSO:{1}",
+                       Rec.Name, listDsos(Raw, Dsos));
+    B.Path = Dsos[B.Dso].Path;
+  }
+  if (Known) {
+    B.Image = Known;
+  } else {
+    Expected<std::unique_ptr<BinaryImage>> Img = BinaryImage::open(B.Path);
+    if (!Img) {
+      if (!Opts.Binary.empty())
+        return Img.takeError();
+      // The path the recording names: say where it came from and what to
+      // do.
+      return makeError("{0} (the busiest file of the recording, by the path "
+                       "it was mapped from; give its copy with --binary "
+                       "PATH)",
+                       toString(Img.takeError()));
+    }
+    B.Owned = std::move(*Img);
+    B.Image = B.Owned.get();
+  }
+  const BinaryImage &Image = *B.Image;
+  if (Opts.Kernel) {
+    if (Error E = checkKernelBuildId(Dsos[B.Dso], Rec.BuildIds, Image, B.Path,
+                                     Opts.IgnoreBuildId))
+      return std::move(E);
+    return std::move(B);
+  }
+  // Every mapping of the binary: by build-id, or by file name when one
+  // build-id is missing (matchDso).
+  for (int D = 0; D < int(Dsos.size()); ++D) {
+    ArrayRef<uint8_t> Id = dsoBuildId(Dsos[D], Rec.BuildIds);
+    DsoMatch M = matchDso(Dsos[D].Path, Id, B.Path, Image.buildId());
+    if (M == DsoMatch::None)
+      continue;
+    if (M == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
+      return makeError(
+          "{0}: build-id {1} differs from the profiled {2} ({3}); use "
+          "--ignore-build-id to use it anyway",
+          B.Path, toHex(Image.buildId(), true), Dsos[D].Path, toHex(Id, true));
+    B.Mappings.push_back(D);
+  }
+  if (B.Mappings.empty())
+    return makeError("{0}: no mapping of this binary in {1}; samples per "
+                     "DSO:{2}",
+                     B.Path, Rec.Name, listDsos(Raw, Dsos));
+  int Busiest = busiest(Raw, [&](int D) {
+    return is_contained(B.Mappings, D);
+  });
+  if (Busiest < 0)
+    return makeError("{0}: no samples in this binary; samples per DSO:{1}",
+                     B.Path, listDsos(Raw, Dsos));
+  B.Dso = Busiest;
+  return std::move(B);
+}
+
+Error foldMappings(RawProfile &Raw, const SelectedBinary &B,
+                   const ProcessMaps &Maps) {
+  if (B.Kernel)
+    return relocateKernel(Raw, B.Dso, Maps.dsos()[B.Dso].Path, B.image(),
+                          B.Path);
+  DenseMap<int, int> Same;
+  for (int D : B.Mappings)
+    if (D != B.Dso)
+      Same[D] = B.Dso;
+  if (!Same.empty())
+    Raw.renameDsos(Same);
+  return Error::success();
+}
+
+} // namespace lbr2prof

@@ -1,0 +1,100 @@
+//===- ReportCommand.cpp - `lbr2prof report` ------------------------------===//
+#include "lbr2prof/Driver/ReportCommand.h"
+#include "lbr2prof/Binary/Symbolizer.h"
+#include "lbr2prof/Driver/Recording.h"
+#include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/OutputFile.h"
+
+using namespace llvm;
+
+namespace lbr2prof {
+
+static Error validate(const ReportOptions &Opts) {
+  if (Opts.Inputs.empty())
+    return makeError("no input: give a perf.data file (or '-' for stdin)");
+  if (Opts.PathLength < 1 || Opts.PathLength > MaxPathLength)
+    return makeError("--path-length {0}: must be 1 to {1}", Opts.PathLength,
+                     MaxPathLength);
+  if (Opts.Top == 0)
+    return makeError("--top 0: give at least 1 row");
+  // The text report goes to standard output: the page cannot go there too.
+  if (!Opts.HtmlOutput.empty() && isStandardOutput(Opts.HtmlOutput))
+    return makeError("{0}: the HTML page and the text report would both go "
+                     "to standard output; write the page to a file",
+                     Opts.HtmlOutput);
+  return Error::success();
+}
+
+static Error report(const ReportOptions &Opts, raw_ostream &Out,
+                    Diagnostics &Diags) {
+  if (Error E = validate(Opts))
+    return E;
+  AggregateOptions AO;
+  AO.WindowWeighting = false; // the report counts entries, as perf does
+  AO.Threads = 1;             // the collector sees samples in order
+  for (uint32_t P : Opts.Pids)
+    AO.Pids.insert(P);
+  LbrAggregator Agg(AO);
+  ReportCollector Col(Agg, AO, Opts.PathLength);
+  InputOptions IO;
+  IO.Inputs = Opts.Inputs;
+  Expected<Recording> Rec = readRecording(IO, Agg, Col, Diags);
+  if (!Rec)
+    return Rec.takeError();
+  RawProfile &Raw = Agg.profile();
+  if (Raw.Branches.empty())
+    return makeError("{0}: no sample has a branch stack; record with `perf "
+                     "record -b` (or -j any,u)",
+                     Rec->Name);
+  BinaryOptions BO;
+  BO.Binary = Opts.Binary;
+  BO.IgnoreBuildId = Opts.IgnoreBuildId;
+  Expected<SelectedBinary> Bin =
+      selectBinary(*Rec, Raw, Agg.maps(), BO, nullptr);
+  if (!Bin)
+    return Bin.takeError();
+  const BinaryImage &Image = Bin->image();
+  if (Image.functions().empty())
+    return makeError("{0}: no function symbols (a stripped binary?): the "
+                     "report needs them to tell branch kinds and names",
+                     Bin->Path);
+  // Every mapping of the binary counts: the collector's keys name them all.
+  std::vector<bool> InBinary(Agg.maps().dsos().size());
+  for (int D : Bin->Mappings)
+    InBinary[D] = true;
+  std::unique_ptr<Symbolizer> Sym;
+  Expected<std::unique_ptr<Symbolizer>> S =
+      Symbolizer::create(Bin->Path, Image.buildId(), SymbolizerOptions());
+  if (!S)
+    return S.takeError();
+  if ((*S)->hasDebugInfo())
+    Sym = std::move(*S);
+
+  ReportData D;
+  D.Inputs = Opts.Inputs;
+  D.BinaryPath = Bin->Path;
+  if (Error E = analyzeReport(Opts, Raw, Col.Counts, Agg.maps(), Image,
+                              Sym.get(), std::move(InBinary), D))
+    return E;
+  if (!Opts.HtmlOutput.empty()) {
+    Expected<std::unique_ptr<AtomicOutputFile>> F =
+        AtomicOutputFile::create(Opts.HtmlOutput);
+    if (!F)
+      return F.takeError();
+    writeHtmlReport(D, (*F)->os());
+    if (Error E = (*F)->commit())
+      return E;
+  }
+  printTextReport(D, Out);
+  return Error::success();
+}
+
+Error runReport(const ReportOptions &Opts, raw_ostream &Out, raw_ostream &Err) {
+  Diagnostics Diags;
+  if (Error E = report(Opts, Out, Diags))
+    return E;
+  Diags.print(Err);
+  return Error::success();
+}
+
+} // namespace lbr2prof
