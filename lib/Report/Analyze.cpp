@@ -12,6 +12,7 @@
 #include "lbr2prof/Report/Report.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/Path.h"
@@ -71,11 +72,15 @@ private:
       return std::nullopt;
     return Image.fileOffsetToAddr(locOffset(L));
   }
-  /// A row key: the binary address, or the Loc with the top bit set.
+  /// A row key: the binary address, or the Loc with the top bit set (and
+  /// remembered as such: a kernel's addresses have the top bit set too, and
+  /// vmlinux's were taken for other files' Locs, a crash).
   uint64_t keyOf(Loc L) const {
     if (auto A = addrOf(L))
       return *A;
-    return L | (1ULL << 63);
+    uint64_t Key = L | (1ULL << 63);
+    ExternalKeys.insert(Key);
+    return Key;
   }
   const ReportLoc &loc(uint64_t Key);
   /// Symbolizes, in one batch, the addresses loc() will be asked about.
@@ -96,6 +101,7 @@ private:
   Symbolizer *Sym;
   std::vector<bool> InBinary;
   DenseMap<uint64_t, ReportLoc> Locs;
+  mutable DenseSet<uint64_t> ExternalKeys;
   /// Branch rows keyed by (from key, to key).
   std::map<std::pair<uint64_t, uint64_t>, BranchRow> Rows;
 };
@@ -105,7 +111,7 @@ const ReportLoc &Analyzer::loc(uint64_t Key) {
   ReportLoc &L = It->second;
   if (!New)
     return L;
-  if (Key >> 63) {
+  if (ExternalKeys.contains(Key)) {
     Loc Lc = Key & ~(1ULL << 63);
     L.External = true;
     if (Lc != ExternalLoc) {
