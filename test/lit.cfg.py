@@ -62,7 +62,7 @@ if have("clang-19") or have("clang"):
     config.available_features.add("clang")
 if have("qemu-x86_64"):
     config.available_features.add("qemu")
-if os.path.exists("/usr/lib/llvm-19/bin/perf2bolt"):
+if os.path.exists(os.path.join(config.llvm_tools_dir, "perf2bolt")):
     config.available_features.add("perf2bolt")
 if have("llvm-profgen"):
     config.available_features.add("llvm-profgen")
@@ -79,6 +79,13 @@ if have("llvm-bolt"):
 # Headless Chromium renders the HTML report for a screenshot check.
 if have("chromium"):
     config.available_features.add("chromium")
+# The package test builds the .deb with cpack in the build tree and opens it
+# with dpkg-deb (never installing it); man renders the page, bash loads the
+# completion.
+config.substitutions.append(("%builddir", config.lbr2prof_obj_root))
+if have("cpack") and have("dpkg-deb") and have("dpkg-shlibdeps") \
+        and have("man") and have("bash"):
+    config.available_features.add("package")
 # Recordings made on real machines (../shared/real-perf-data, see its
 # SOURCES.md): read in place, never copied or modified. Tests that use them
 # say REQUIRES: real-perf-data and skip where the tree is absent.

@@ -1,13 +1,30 @@
 #!/bin/sh
-# Installs the Debian 12 packages lbr2prof builds, tests and benchmarks with.
-# Idempotent: does nothing when everything is present. Needs root (uses sudo
-# when not root).
+# Installs the Debian 12 packages lbr2prof needs. Idempotent: does nothing
+# when everything is present. Needs root (uses sudo when not root).
+#   install-deps.sh           build, run and package lbr2prof, and run the
+#                             bundled examples (utils/setup.sh)
+#   install-deps.sh --tests   that, plus what the unit and lit tests and the
+#                             benchmarks use (utils/run-tests.sh)
 set -eu
-PKGS="cmake ninja-build pkg-config python3 llvm-19-dev clang-19 lld-19 bolt-19
-llvm-19-tools libzstd-dev libcli11-dev libgtest-dev qemu-user linux-perf
-autofdo valgrind hyperfine zstd file binutils make libclang-rt-19-dev
-libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
-chromium"
+# Build: compilers, LLVM 19's libraries, CLI11, zstd. Run: qemu-user, make
+# and a C compiler for utils/lbr-record's plugin (built on first use from
+# the source tree); llvm-19 (with llvm-19-dev) gives llvm-profdata-19 for
+# the example. Package: dpkg-dev (dpkg-shlibdeps, for cpack -G DEB).
+PKGS="cmake ninja-build pkg-config python3 llvm-19-dev clang-19 libzstd-dev
+libcli11-dev qemu-user make libc6-dev dpkg-dev"
+# Tests and benchmarks: GoogleTest; lit and FileCheck (llvm-19-tools);
+# ld.lld-19 and the sanitizer runtimes for test programs; perf, AutoFDO,
+# BOLT, valgrind and hyperfine as judges and baselines; the AArch64 cross
+# sysroot; chromium for the HTML report's screenshot; man-db and bash for
+# the package test.
+TEST_PKGS="libgtest-dev llvm-19-tools lld-19 bolt-19 libclang-rt-19-dev
+linux-perf autofdo valgrind hyperfine zstd file binutils
+libc6-dev-arm64-cross libgcc-12-dev-arm64-cross chromium man-db bash"
+case "${1:-}" in
+  "") ;;
+  --tests) PKGS="$PKGS $TEST_PKGS" ;;
+  *) echo "usage: install-deps.sh [--tests]" >&2; exit 2 ;;
+esac
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

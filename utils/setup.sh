@@ -4,6 +4,8 @@
 # a real perf.data by text2perfdata), and examples/hot.c, compiled, run
 # under the emulated LBR (utils/lbr-record) and turned into a sample
 # profile (read back by llvm-profdata-19), a BOLT .fdata and a report.
+# Installs only what building and running lbr2prof needs; the tests' tools
+# come with utils/run-tests.sh (install-deps.sh --tests).
 set -eu
 cd "$(dirname "$0")/.."
 sh utils/install-deps.sh

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Config.h"
+#include "lbr2prof/GitCommit.h"
 #include "lbr2prof/Driver/Dump.h"
 #include "lbr2prof/Driver/Generate.h"
 #include "lbr2prof/Driver/ReportCommand.h"
@@ -96,7 +97,7 @@ int main(int argc, char **argv) {
   lbr2prof report perf.data --binary app   hot branches, outcomes, latency, paths, calls)");
   App.set_version_flag("--version",
                        "lbr2prof " LBR2PROF_VERSION " (LLVM " LBR2PROF_LLVM_VERSION
-                       ")");
+                       "), commit " LBR2PROF_GIT_COMMIT);
   App.require_subcommand(0, 1);
 
   GenerateOptions Gen;
