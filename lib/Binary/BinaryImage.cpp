@@ -60,10 +60,25 @@ int instIndexAt(ArrayRef<Inst> Insts, uint64_t Addr) {
   return int(It - Insts.begin());
 }
 
+namespace {
+/// A function symbol as read from the symbol table, before aliases merge.
+struct RawFunctionSym {
+  uint64_t Start, Size;
+  std::string Name;
+  /// The STT_FILE name before a local symbol; empty for globals.
+  std::string File;
+  bool Local;
+  /// Position in the symbol table, to keep its order among equals.
+  size_t Order;
+};
+/// A named local symbol (function or data): binary address and name.
+using LocalSym = std::pair<uint64_t, std::string>;
+} // namespace
+
+/// PT_LOAD segments into B.Segments, and the GNU build-id of the first
+/// PT_NOTE that holds one into B.BuildId.
 template <class ELFT>
-static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
-  const ELFFile<ELFT> &E = Obj.getELFFile();
-  B.IsDyn = E.getHeader().e_type == ELF::ET_DYN;
+static Error readProgramHeaders(const ELFFile<ELFT> &E, BinaryImage::Impl &B) {
   auto Phdrs = E.program_headers();
   if (!Phdrs)
     return Phdrs.takeError();
@@ -91,11 +106,16 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
       consumeError(std::move(Err));
     }
   }
-  auto Sections = E.sections();
-  if (!Sections)
-    return Sections.takeError();
-  // Executable sections, for symbol filtering and disassembly.
-  for (const auto &S : *Sections) {
+  return Error::success();
+}
+
+/// Executable PROGBITS sections into B.Code, for symbol filtering and
+/// disassembly.
+template <class ELFT>
+static Error readCodeSections(const ELFFile<ELFT> &E,
+                              ArrayRef<typename ELFT::Shdr> Sections,
+                              BinaryImage::Impl &B) {
+  for (const auto &S : Sections) {
     if (!(S.sh_flags & ELF::SHF_EXECINSTR) || S.sh_type != ELF::SHT_PROGBITS)
       continue;
     auto Data = E.getSectionContents(S);
@@ -106,9 +126,28 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
     if (!Name)
       consumeError(Name.takeError());
   }
-  // Symbols: .symtab, else .dynsym.
+  return Error::success();
+}
+
+/// True if Addr lies in one of the executable sections.
+static bool inCode(ArrayRef<CodeSection> Code, uint64_t Addr) {
+  for (const auto &C : Code)
+    if (Addr >= C.Addr && Addr < C.Addr + C.Bytes.size())
+      return true;
+  return false;
+}
+
+/// Reads .symtab, else .dynsym (sets B.HasSymtab): the named STT_FUNC
+/// symbols in executable sections into Raws, in table order, and every
+/// named local symbol (functions and data) into Locals, to rank same-named
+/// locals the way BOLT's name resolver does.
+template <class ELFT>
+static Error
+readSymbols(const ELFFile<ELFT> &E, ArrayRef<typename ELFT::Shdr> Sections,
+            BinaryImage::Impl &B, std::vector<RawFunctionSym> &Raws,
+            std::vector<LocalSym> &Locals) {
   const typename ELFT::Shdr *Symtab = nullptr, *Dynsym = nullptr;
-  for (const auto &S : *Sections) {
+  for (const auto &S : Sections) {
     if (S.sh_type == ELF::SHT_SYMTAB)
       Symtab = &S;
     else if (S.sh_type == ELF::SHT_DYNSYM)
@@ -124,17 +163,7 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
   auto StrTab = E.getStringTableForSymtab(*Use);
   if (!StrTab)
     return StrTab.takeError();
-  struct Raw {
-    uint64_t Start, Size;
-    std::string Name, File;
-    bool Local;
-    size_t Order;
-  };
-  std::vector<Raw> Raws;
   std::string CurFile;
-  // Every named local symbol (functions and data), to rank same-named
-  // locals the way BOLT's name resolver does.
-  std::vector<std::pair<uint64_t, std::string>> Locals;
   for (const auto &S : *Syms) {
     auto Name = S.getName(*StrTab);
     if (!Name) {
@@ -145,32 +174,33 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
       CurFile = Name->str();
       continue;
     }
-    if (S.getBinding() == ELF::STB_LOCAL && !Name->empty() &&
-        S.st_shndx != ELF::SHN_UNDEF && S.getType() != ELF::STT_SECTION)
+    bool Local = S.getBinding() == ELF::STB_LOCAL;
+    if (Local && !Name->empty() && S.st_shndx != ELF::SHN_UNDEF &&
+        S.getType() != ELF::STT_SECTION)
       Locals.push_back({S.st_value, Name->str()});
     if (S.getType() != ELF::STT_FUNC || S.st_shndx == ELF::SHN_UNDEF ||
-        Name->empty())
+        Name->empty() || !inCode(B.Code, S.st_value))
       continue;
-    uint64_t Addr = S.st_value;
-    bool InCode = false;
-    for (const auto &C : B.Code)
-      if (Addr >= C.Addr && Addr < C.Addr + C.Bytes.size())
-        InCode = true;
-    if (!InCode)
-      continue;
-    Raws.push_back({Addr, S.st_size, Name->str(),
-                    S.getBinding() == ELF::STB_LOCAL ? CurFile : "",
-                    S.getBinding() == ELF::STB_LOCAL, Raws.size()});
+    Raws.push_back({S.st_value, S.st_size, Name->str(), Local ? CurFile : "",
+                    Local, Raws.size()});
   }
+  return Error::success();
+}
+
+/// One FunctionSym per start address into Functions (sorted by start):
+/// symbols at one address are aliases, and the first global (else the
+/// first in table order) names the function.
+static void mergeAliases(std::vector<RawFunctionSym> &Raws,
+                         std::vector<FunctionSym> &Functions) {
   // Globals first at one address: they name the function; then table order.
-  std::sort(Raws.begin(), Raws.end(), [](const Raw &A, const Raw &B) {
-    return std::tie(A.Start, A.Local, A.Order) <
-           std::tie(B.Start, B.Local, B.Order);
-  });
-  for (size_t K = 0; K < Raws.size(); ++K) {
-    const Raw &R = Raws[K];
-    if (!B.Functions.empty() && B.Functions.back().Start == R.Start) {
-      FunctionSym &F = B.Functions.back();
+  std::sort(Raws.begin(), Raws.end(),
+            [](const RawFunctionSym &A, const RawFunctionSym &B) {
+              return std::tie(A.Start, A.Local, A.Order) <
+                     std::tie(B.Start, B.Local, B.Order);
+            });
+  for (const RawFunctionSym &R : Raws) {
+    if (!Functions.empty() && Functions.back().Start == R.Start) {
+      FunctionSym &F = Functions.back();
       if (F.Name != R.Name &&
           std::find(F.Aliases.begin(), F.Aliases.end(), R.Name) ==
               F.Aliases.end())
@@ -184,50 +214,87 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
     F.Name = R.Name;
     F.Local = R.Local;
     F.File = R.File;
-    B.Functions.push_back(std::move(F));
+    Functions.push_back(std::move(F));
   }
-  // Size-0 symbols extend to the next function or the section end; sized
-  // ones are clipped so that functions never overlap. A corrupt size that
-  // wraps Start + Size around is treated like size 0.
-  for (size_t K = 0; K < B.Functions.size(); ++K) {
-    FunctionSym &F = B.Functions[K];
+}
+
+/// Size-0 symbols extend to the next function or the section end; sized
+/// ones are clipped so that functions never overlap. A corrupt size that
+/// wraps Start + Size around is treated like size 0.
+static void clipFunctionEnds(ArrayRef<CodeSection> Code,
+                             std::vector<FunctionSym> &Functions) {
+  for (size_t K = 0; K < Functions.size(); ++K) {
+    FunctionSym &F = Functions[K];
     uint64_t Limit = ~0ULL;
-    for (const auto &C : B.Code)
+    for (const auto &C : Code)
       if (F.Start >= C.Addr && F.Start < C.Addr + C.Bytes.size())
         Limit = C.Addr + C.Bytes.size();
-    if (K + 1 < B.Functions.size())
-      Limit = std::min(Limit, B.Functions[K + 1].Start);
+    if (K + 1 < Functions.size())
+      Limit = std::min(Limit, Functions[K + 1].Start);
     if (F.End <= F.Start || F.End > Limit)
       F.End = Limit;
   }
+}
+
+/// Sets LocalId of each local function: its 1-based rank among the local
+/// symbols of the same name in address order (BOLT names them "name/rank").
+static void rankLocals(std::vector<LocalSym> &Locals,
+                       std::vector<FunctionSym> &Functions) {
   std::stable_sort(Locals.begin(), Locals.end(),
                    [](const auto &A, const auto &B) { return A.first < B.first; });
   std::map<std::string, unsigned> Seen;
-  std::map<std::pair<uint64_t, std::string>, unsigned> Rank;
+  std::map<LocalSym, unsigned> Rank;
   for (const auto &L : Locals)
     Rank.emplace(L, ++Seen[L.second]);
-  for (FunctionSym &F : B.Functions)
+  for (FunctionSym &F : Functions)
     if (F.Local) {
       auto It = Rank.find({F.Start, F.Name});
       F.LocalId = It == Rank.end() ? 1 : It->second;
     }
-  // Fragments: name.cold[.N], name.part.N (GCC's split and partial
-  // inlining); the parent is the function named by the part before the
-  // first such suffix.
+}
+
+/// Fragments: name.cold[.N], name.part.N (GCC's split and partial
+/// inlining); the parent is the function named by the part before the
+/// first such suffix.
+static void linkFragments(std::vector<FunctionSym> &Functions) {
   std::map<std::string, int> ByName;
-  for (size_t K = 0; K < B.Functions.size(); ++K)
-    ByName.emplace(B.Functions[K].Name, int(K));
-  for (FunctionSym &F : B.Functions) {
+  for (size_t K = 0; K < Functions.size(); ++K)
+    ByName.emplace(Functions[K].Name, int(K));
+  for (FunctionSym &F : Functions) {
     for (StringRef Suffix : {".cold", ".part."}) {
       size_t At = StringRef(F.Name).find(Suffix);
       if (At == StringRef::npos || At == 0)
         continue;
       auto It = ByName.find(F.Name.substr(0, At));
-      if (It != ByName.end() && B.Functions[It->second].Name != F.Name)
+      if (It != ByName.end() && Functions[It->second].Name != F.Name)
         F.Parent = It->second;
       break;
     }
   }
+}
+
+/// Fills B from the ELF file: segments, build-id, code sections and the
+/// function table (aliases merged, ends clipped, locals ranked, fragments
+/// linked to their parents).
+template <class ELFT>
+static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
+  const ELFFile<ELFT> &E = Obj.getELFFile();
+  B.IsDyn = E.getHeader().e_type == ELF::ET_DYN;
+  if (Error Err = readProgramHeaders(E, B))
+    return Err;
+  auto Sections = E.sections();
+  if (!Sections)
+    return Sections.takeError();
+  if (Error Err = readCodeSections(E, *Sections, B))
+    return Err;
+  std::vector<RawFunctionSym> Raws;
+  std::vector<LocalSym> Locals;
+  if (Error Err = readSymbols(E, *Sections, B, Raws, Locals))
+    return Err;
+  mergeAliases(Raws, B.Functions);
+  clipFunctionEnds(B.Code, B.Functions);
+  rankLocals(Locals, B.Functions);
+  linkFragments(B.Functions);
   return Error::success();
 }
 

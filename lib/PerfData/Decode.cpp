@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Decode.h"
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
@@ -277,20 +278,11 @@ static bool fail(std::string &Why, const char *Field, size_t Left,
   return false;
 }
 
-// PERF_RECORD_SAMPLE body, each part present iff its sample_type bit is set:
-//   IDENTIFIER u64 | IP u64 | TID u32 pid, u32 tid | TIME u64 | ADDR u64
-//   ID u64 | STREAM_ID u64 | CPU u32 cpu, u32 res | PERIOD u64
-//   READ (see read_format) | CALLCHAIN u64 nr, u64 ips[nr]
-//   RAW u32 size, u8 data[size] | BRANCH_STACK u64 nr, [u64 hw_idx],
-//   perf_branch_entry[nr], [u64 counters[nr]] | REGS_USER u64 abi,
-//   u64 regs[weight(mask)] if abi | STACK_USER u64 size, u8 data[size],
-//   u64 dyn_size if size | WEIGHT or WEIGHT_STRUCT u64 | DATA_SRC u64
-//   TRANSACTION u64 | REGS_INTR like REGS_USER | PHYS_ADDR u64 | CGROUP u64
-//   DATA_PAGE_SIZE u64 | CODE_PAGE_SIZE u64 | AUX u64 size, u8 data[size]
-bool decodeSample(ArrayRef<uint8_t> Body, const Layout &L, Sample &S,
-                  std::string &Why) {
-  Cursor C(Body);
-  const uint64_t T = L.SampleType;
+/// IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU and PERIOD: the
+/// fixed words at the front of a sample, in this order, each present iff
+/// its bit of T is set.
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+decodeSampleHead(Cursor &C, uint64_t T, Sample &S, std::string &Why) {
   uint64_t V;
   S.Ident.Has = T & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
                      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU);
@@ -322,88 +314,124 @@ bool decodeSample(ArrayRef<uint8_t> Body, const Layout &L, Sample &S,
   }
   if ((T & PERF_SAMPLE_PERIOD) && !C.u64(S.Period))
     return fail(Why, "PERIOD", C.left());
-  if (T & PERF_SAMPLE_READ) {
-    const uint64_t RF = L.ReadFormat;
-    unsigned PerValue = 1 + !!(RF & PERF_FORMAT_ID) + !!(RF & PERF_FORMAT_LOST);
-    unsigned Times = !!(RF & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-                     !!(RF & PERF_FORMAT_TOTAL_TIME_RUNNING);
-    uint64_t Words;
-    if (RF & PERF_FORMAT_GROUP) {
-      uint64_t Nr;
-      if (!C.u64(Nr))
-        return fail(Why, "READ group count", C.left());
-      if (Nr > C.left() / 8 / PerValue) {
-        Why = formatv("READ group claims {0} values, {1} bytes remain", Nr,
-                      C.left());
-        return false;
-      }
-      Words = Times + Nr * PerValue;
-      C.P -= 8, Words += 1; // keep nr in the view
-    } else {
-      Words = Times + PerValue;
-    }
-    if (!C.u64s(Words, S.Read))
-      return fail(Why, "READ", C.left(), Words * 8);
-  }
-  if (T & PERF_SAMPLE_CALLCHAIN) {
+  return true;
+}
+
+/// READ, laid out by read_format RF: without PERF_FORMAT_GROUP { value;
+/// [time_enabled]; [time_running]; [id]; [lost] }, with it { nr;
+/// [time_enabled]; [time_running]; { value; [id]; [lost] }[nr] }. The view
+/// S.Read keeps nr.
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+decodeRead(Cursor &C, uint64_t RF, Sample &S, std::string &Why) {
+  unsigned PerValue = 1 + !!(RF & PERF_FORMAT_ID) + !!(RF & PERF_FORMAT_LOST);
+  unsigned Times = !!(RF & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+                   !!(RF & PERF_FORMAT_TOTAL_TIME_RUNNING);
+  uint64_t Words;
+  if (RF & PERF_FORMAT_GROUP) {
     uint64_t Nr;
     if (!C.u64(Nr))
-      return fail(Why, "CALLCHAIN count", C.left());
-    if (!C.u64s(Nr, S.Callchain)) {
-      Why = formatv("call chain claims {0} entries, {1} bytes remain", Nr,
+      return fail(Why, "READ group count", C.left());
+    if (Nr > C.left() / 8 / PerValue) {
+      Why = formatv("READ group claims {0} values, {1} bytes remain", Nr,
                     C.left());
       return false;
     }
+    Words = Times + Nr * PerValue;
+    C.P -= 8, Words += 1; // keep nr in the view
+  } else {
+    Words = Times + PerValue;
   }
-  if (T & PERF_SAMPLE_RAW) {
-    uint32_t Size;
-    if (!C.u32(Size))
-      return fail(Why, "RAW size", C.left(), 4);
-    if (!C.bytes(Size, S.Raw)) {
-      Why = formatv("RAW data claims {0} bytes, {1} remain", Size, C.left());
-      return false;
-    }
+  if (!C.u64s(Words, S.Read))
+    return fail(Why, "READ", C.left(), Words * 8);
+  return true;
+}
+
+/// CALLCHAIN: u64 nr, u64 ips[nr].
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool decodeCallchain(Cursor &C, Sample &S,
+                                                         std::string &Why) {
+  uint64_t Nr;
+  if (!C.u64(Nr))
+    return fail(Why, "CALLCHAIN count", C.left());
+  if (!C.u64s(Nr, S.Callchain)) {
+    Why = formatv("call chain claims {0} entries, {1} bytes remain", Nr,
+                  C.left());
+    return false;
   }
-  if (T & PERF_SAMPLE_BRANCH_STACK) {
-    uint64_t Nr;
-    if (!C.u64(Nr))
-      return fail(Why, "branch stack count", C.left());
-    if (L.HwIdx) {
-      if (!C.u64(S.HwIdx))
-        return fail(Why, "branch stack hw_idx", C.left());
-      S.HasHwIdx = true;
-    }
-    if (Nr > C.left() / sizeof(BranchEntry)) {
-      Why = formatv("branch stack claims {0} entries, {1} bytes remain", Nr,
-                    C.left());
-      return false;
-    }
-    S.Branches = ArrayRef<BranchEntry>(
-        reinterpret_cast<const BranchEntry *>(C.P), size_t(Nr));
-    C.P += Nr * sizeof(BranchEntry);
-    if (L.BranchCounters && !C.u64s(Nr, S.BranchCounters))
-      return fail(Why, "branch counters", C.left(), Nr * 8);
+  return true;
+}
+
+/// RAW: u32 size, u8 data[size].
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool decodeRaw(Cursor &C, Sample &S,
+                                                   std::string &Why) {
+  uint32_t Size;
+  if (!C.u32(Size))
+    return fail(Why, "RAW size", C.left(), 4);
+  if (!C.bytes(Size, S.Raw)) {
+    Why = formatv("RAW data claims {0} bytes, {1} remain", Size, C.left());
+    return false;
   }
-  if (T & PERF_SAMPLE_REGS_USER) {
-    if (!C.u64(S.RegsUserAbi))
-      return fail(Why, "REGS_USER abi", C.left());
-    if (S.RegsUserAbi && !C.u64s(L.RegsUserCount, S.RegsUser))
-      return fail(Why, "REGS_USER", C.left(), L.RegsUserCount * 8ULL);
+  return true;
+}
+
+/// BRANCH_STACK: u64 nr, [u64 hw_idx], perf_branch_entry[nr],
+/// [u64 counters[nr]]. The entries stay in the record (S.Branches is a
+/// view): this runs for every LBR sample.
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+decodeBranchStack(Cursor &C, const Layout &L, Sample &S, std::string &Why) {
+  uint64_t Nr;
+  if (!C.u64(Nr))
+    return fail(Why, "branch stack count", C.left());
+  if (L.HwIdx) {
+    if (!C.u64(S.HwIdx))
+      return fail(Why, "branch stack hw_idx", C.left());
+    S.HasHwIdx = true;
   }
-  if (T & PERF_SAMPLE_STACK_USER) {
-    uint64_t Size;
-    if (!C.u64(Size))
-      return fail(Why, "STACK_USER size", C.left());
-    if (Size) {
-      if (!C.bytes(Size, S.StackUser)) {
-        Why = formatv("STACK_USER claims {0} bytes, {1} remain", Size,
-                      C.left());
-        return false;
-      }
-      if (!C.u64(S.StackUserDynSize))
-        return fail(Why, "STACK_USER dyn_size", C.left());
-    }
+  if (Nr > C.left() / sizeof(BranchEntry)) {
+    Why = formatv("branch stack claims {0} entries, {1} bytes remain", Nr,
+                  C.left());
+    return false;
   }
+  S.Branches = ArrayRef<BranchEntry>(reinterpret_cast<const BranchEntry *>(C.P),
+                                     size_t(Nr));
+  C.P += Nr * sizeof(BranchEntry);
+  if (L.BranchCounters && !C.u64s(Nr, S.BranchCounters))
+    return fail(Why, "branch counters", C.left(), Nr * 8);
+  return true;
+}
+
+/// REGS_USER or REGS_INTR: u64 abi, then Count registers (the weight of
+/// the attr's mask) unless abi is 0 (no registers). AbiField and Field
+/// name the parts in errors.
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+decodeRegs(Cursor &C, const char *AbiField, const char *Field, unsigned Count,
+           uint64_t &Abi, ArrayRef<ulittle64> &Regs, std::string &Why) {
+  if (!C.u64(Abi))
+    return fail(Why, AbiField, C.left());
+  if (Abi && !C.u64s(Count, Regs))
+    return fail(Why, Field, C.left(), Count * 8ULL);
+  return true;
+}
+
+/// STACK_USER: u64 size, u8 data[size], then u64 dyn_size if size is not 0.
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool decodeStackUser(Cursor &C, Sample &S,
+                                                         std::string &Why) {
+  uint64_t Size;
+  if (!C.u64(Size))
+    return fail(Why, "STACK_USER size", C.left());
+  if (!Size)
+    return true;
+  if (!C.bytes(Size, S.StackUser)) {
+    Why = formatv("STACK_USER claims {0} bytes, {1} remain", Size, C.left());
+    return false;
+  }
+  if (!C.u64(S.StackUserDynSize))
+    return fail(Why, "STACK_USER dyn_size", C.left());
+  return true;
+}
+
+/// WEIGHT (or WEIGHT_STRUCT), DATA_SRC and TRANSACTION: one u64 each.
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+decodeWeightFields(Cursor &C, uint64_t T, Sample &S, std::string &Why) {
   if ((T & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) &&
       !C.u64(S.Weight))
     return fail(Why, "WEIGHT", C.left());
@@ -411,12 +439,12 @@ bool decodeSample(ArrayRef<uint8_t> Body, const Layout &L, Sample &S,
     return fail(Why, "DATA_SRC", C.left());
   if ((T & PERF_SAMPLE_TRANSACTION) && !C.u64(S.Transaction))
     return fail(Why, "TRANSACTION", C.left());
-  if (T & PERF_SAMPLE_REGS_INTR) {
-    if (!C.u64(S.RegsIntrAbi))
-      return fail(Why, "REGS_INTR abi", C.left());
-    if (S.RegsIntrAbi && !C.u64s(L.RegsIntrCount, S.RegsIntr))
-      return fail(Why, "REGS_INTR", C.left(), L.RegsIntrCount * 8ULL);
-  }
+  return true;
+}
+
+/// PHYS_ADDR, CGROUP, DATA_PAGE_SIZE and CODE_PAGE_SIZE: one u64 each.
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+decodeAddressFields(Cursor &C, uint64_t T, Sample &S, std::string &Why) {
   if ((T & PERF_SAMPLE_PHYS_ADDR) && !C.u64(S.PhysAddr))
     return fail(Why, "PHYS_ADDR", C.left());
   if ((T & PERF_SAMPLE_CGROUP) && !C.u64(S.Cgroup))
@@ -425,15 +453,64 @@ bool decodeSample(ArrayRef<uint8_t> Body, const Layout &L, Sample &S,
     return fail(Why, "DATA_PAGE_SIZE", C.left());
   if ((T & PERF_SAMPLE_CODE_PAGE_SIZE) && !C.u64(S.CodePageSize))
     return fail(Why, "CODE_PAGE_SIZE", C.left());
-  if (T & PERF_SAMPLE_AUX) {
-    uint64_t Size;
-    if (!C.u64(Size))
-      return fail(Why, "AUX size", C.left());
-    if (!C.bytes(Size, S.Aux)) {
-      Why = formatv("AUX claims {0} bytes, {1} remain", Size, C.left());
-      return false;
-    }
+  return true;
+}
+
+/// AUX: u64 size, u8 data[size].
+static LLVM_ATTRIBUTE_ALWAYS_INLINE bool decodeAux(Cursor &C, Sample &S,
+                                                   std::string &Why) {
+  uint64_t Size;
+  if (!C.u64(Size))
+    return fail(Why, "AUX size", C.left());
+  if (!C.bytes(Size, S.Aux)) {
+    Why = formatv("AUX claims {0} bytes, {1} remain", Size, C.left());
+    return false;
   }
+  return true;
+}
+
+// PERF_RECORD_SAMPLE body, each part present iff its sample_type bit is set:
+//   IDENTIFIER u64 | IP u64 | TID u32 pid, u32 tid | TIME u64 | ADDR u64
+//   ID u64 | STREAM_ID u64 | CPU u32 cpu, u32 res | PERIOD u64
+//   READ (see read_format) | CALLCHAIN u64 nr, u64 ips[nr]
+//   RAW u32 size, u8 data[size] | BRANCH_STACK u64 nr, [u64 hw_idx],
+//   perf_branch_entry[nr], [u64 counters[nr]] | REGS_USER u64 abi,
+//   u64 regs[weight(mask)] if abi | STACK_USER u64 size, u8 data[size],
+//   u64 dyn_size if size | WEIGHT or WEIGHT_STRUCT u64 | DATA_SRC u64
+//   TRANSACTION u64 | REGS_INTR like REGS_USER | PHYS_ADDR u64 | CGROUP u64
+//   DATA_PAGE_SIZE u64 | CODE_PAGE_SIZE u64 | AUX u64 size, u8 data[size]
+// Runs once per sample: the helpers above are always inlined, so this is
+// one straight-line body, as if written in one piece.
+bool decodeSample(ArrayRef<uint8_t> Body, const Layout &L, Sample &S,
+                  std::string &Why) {
+  Cursor C(Body);
+  const uint64_t T = L.SampleType;
+  if (!decodeSampleHead(C, T, S, Why))
+    return false;
+  if ((T & PERF_SAMPLE_READ) && !decodeRead(C, L.ReadFormat, S, Why))
+    return false;
+  if ((T & PERF_SAMPLE_CALLCHAIN) && !decodeCallchain(C, S, Why))
+    return false;
+  if ((T & PERF_SAMPLE_RAW) && !decodeRaw(C, S, Why))
+    return false;
+  if ((T & PERF_SAMPLE_BRANCH_STACK) && !decodeBranchStack(C, L, S, Why))
+    return false;
+  if ((T & PERF_SAMPLE_REGS_USER) &&
+      !decodeRegs(C, "REGS_USER abi", "REGS_USER", L.RegsUserCount,
+                  S.RegsUserAbi, S.RegsUser, Why))
+    return false;
+  if ((T & PERF_SAMPLE_STACK_USER) && !decodeStackUser(C, S, Why))
+    return false;
+  if (!decodeWeightFields(C, T, S, Why))
+    return false;
+  if ((T & PERF_SAMPLE_REGS_INTR) &&
+      !decodeRegs(C, "REGS_INTR abi", "REGS_INTR", L.RegsIntrCount,
+                  S.RegsIntrAbi, S.RegsIntr, Why))
+    return false;
+  if (!decodeAddressFields(C, T, S, Why))
+    return false;
+  if ((T & PERF_SAMPLE_AUX) && !decodeAux(C, S, Why))
+    return false;
   return true;
 }
 

@@ -111,7 +111,43 @@ public:
   Error fill(size_t Need);
   Error skipBytes(uint64_t N, const InputLocation &L);
   Error run(PerfEventHandler &H);
+  /// Calls H.onRecord, then decodes R by its type and calls the matching
+  /// callback (header records update Info instead; unknown types are
+  /// ignored).
   Error dispatch(RecordInfo &R, PerfEventHandler &H);
+  /// The error for record R of fewer bytes than the Need its type requires.
+  Error tooShort(const RecordInfo &R, size_t Need) const;
+  /// A SAMPLE: decoded against its event's layout for H.onSample, or handed
+  /// over undecoded to H.onRawSample. Runs once per sample: always inlined
+  /// into dispatch (Records.cpp), which is what it was before the split.
+  Error dispatchSample(const RecordInfo &R, PerfEventHandler &H);
+  /// An MMAP or MMAP2 record (with inode or build-id) for H.onMmap.
+  Error dispatchMmap(const RecordInfo &R, PerfEventHandler &H);
+  /// A COMM record for H.onComm.
+  Error dispatchComm(const RecordInfo &R, PerfEventHandler &H);
+  /// A FORK or EXIT record for H.onTask.
+  Error dispatchTask(const RecordInfo &R, PerfEventHandler &H);
+  /// A LOST or LOST_SAMPLES record for H.onLost.
+  Error dispatchLost(const RecordInfo &R, PerfEventHandler &H);
+  /// A pipe-mode HEADER_ATTR: the attr and its sample ids join Info.
+  Error readAttrRecord(const RecordInfo &R);
+  /// A pipe-mode HEADER_FEATURE: parsed into Info; a damaged feature or an
+  /// out-of-range id is a warning.
+  Error readFeatureRecord(const RecordInfo &R);
+  /// An EVENT_UPDATE of type NAME names its event in Info; others are
+  /// ignored.
+  void readEventUpdateRecord(const RecordInfo &R);
+  /// A pipe-mode HEADER_BUILD_ID record, appended to Info.BuildIds.
+  Error readBuildIdRecord(const RecordInfo &R);
+  /// HEADER_TRACING_DATA: skips the (8-aligned) payload that follows the
+  /// record outside its size.
+  Error skipTracingData(const RecordInfo &R);
+  /// AUXTRACE: skips the trace bytes that follow the record outside its
+  /// size.
+  Error skipAuxtrace(const RecordInfo &R);
+  /// COMPRESSED or COMPRESSED2: decompresses the zstd bytes and delivers
+  /// the records inside.
+  Error dispatchCompressed(const RecordInfo &R, PerfEventHandler &H);
   Error decompress(ArrayRef<uint8_t> In, const RecordInfo &Chunk,
                    PerfEventHandler &H);
   Error drainDecompressed(const RecordInfo &Chunk, PerfEventHandler &H);

@@ -1,6 +1,7 @@
 //===- Records.cpp - decoding each record type and zstd chunks ------------===//
 //
-// PerfReader::Impl::dispatch turns one raw record into its decoded callback.
+// PerfReader::Impl::dispatch turns one raw record into its decoded callback,
+// through one helper per record kind (dispatchSample, dispatchMmap, ...).
 // Layouts (after the 8-byte perf_event_header; "+ id" = sample_id trailer
 // when sample_id_all is set):
 //   MMAP      u32 pid, tid; u64 addr, len, pgoff; char filename[] + id
@@ -22,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ReaderImpl.h"
+#include "llvm/Support/Compiler.h"
 
 using namespace llvm;
 using namespace lbr2prof::perfabi;
@@ -39,207 +41,258 @@ static StringRef cstr(ArrayRef<uint8_t> B, size_t From, size_t To) {
   return StringRef(P, strnlen(P, To - From));
 }
 
+Error PerfReader::Impl::tooShort(const RecordInfo &R, size_t Need) const {
+  return inputError(loc(R.FileOffset, R.Index, R.Type),
+                    formatv("record of {0} bytes is too short, expected at "
+                            "least {1}",
+                            R.Bytes.size(), Need));
+}
+
+LLVM_ATTRIBUTE_ALWAYS_INLINE Error
+PerfReader::Impl::dispatchSample(const RecordInfo &R, PerfEventHandler &H) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  const Layout *L = layoutFor(B, true);
+  if (!L) {
+    if (Layouts.empty())
+      return inputError(loc(R.FileOffset, R.Index, R.Type),
+                        "sample before any event description (no attr)");
+    ++UnknownIdSamples;
+    return Error::success();
+  }
+  unsigned AttrIndex = unsigned(L - Layouts.data());
+  if (H.wantsRawSamples()) {
+    if (Decoders.size() != Info.Attrs.size()) {
+      Decoders.clear();
+      for (const EventAttr &A : Info.Attrs)
+        Decoders.emplace_back(A);
+    }
+    return H.onRawSample(R, AttrIndex, Decoders[AttrIndex]);
+  }
+  Sample S;
+  S.AttrIndex = AttrIndex;
+  S.Misc = R.Misc;
+  std::string Why;
+  if (!decodeSample(B.drop_front(8), *L, S, Why))
+    return inputError(loc(R.FileOffset, R.Index, R.Type), Why);
+  return H.onSample(S, R);
+}
+
+Error PerfReader::Impl::dispatchMmap(const RecordInfo &R, PerfEventHandler &H) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  const uint8_t *P = B.data();
+  MmapEvent E;
+  E.IsMmap2 = R.Type == PERF_RECORD_MMAP2;
+  size_t Fixed = 8 + 8 + 24 + (E.IsMmap2 ? 32 : 0);
+  if (B.size() < Fixed)
+    return tooShort(R, Fixed);
+  size_t BodyEnd;
+  trailer(B, E.Ident, BodyEnd);
+  E.Misc = R.Misc;
+  E.Pid = r32(P + 8);
+  E.Tid = r32(P + 12);
+  E.Addr = r64(P + 16);
+  E.Len = r64(P + 24);
+  E.PgOff = r64(P + 32);
+  if (E.IsMmap2) {
+    if (E.hasBuildId()) {
+      E.BuildId = B.slice(44, std::min<uint8_t>(P[40], 20));
+    } else {
+      E.Maj = r32(P + 40);
+      E.Min = r32(P + 44);
+      E.Ino = r64(P + 48);
+      E.InoGeneration = r64(P + 56);
+    }
+    E.Prot = r32(P + 64);
+    E.Flags = r32(P + 68);
+  }
+  E.Filename = cstr(B, Fixed, std::max(BodyEnd, Fixed));
+  return H.onMmap(E, R);
+}
+
+Error PerfReader::Impl::dispatchComm(const RecordInfo &R, PerfEventHandler &H) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  if (B.size() < 16)
+    return tooShort(R, 16);
+  CommEvent E;
+  size_t BodyEnd;
+  trailer(B, E.Ident, BodyEnd);
+  E.Misc = R.Misc;
+  E.Pid = r32(B.data() + 8);
+  E.Tid = r32(B.data() + 12);
+  E.Comm = cstr(B, 16, std::max<size_t>(BodyEnd, 16));
+  return H.onComm(E, R);
+}
+
+Error PerfReader::Impl::dispatchTask(const RecordInfo &R, PerfEventHandler &H) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  const uint8_t *P = B.data();
+  if (B.size() < 32)
+    return tooShort(R, 32);
+  TaskEvent E;
+  size_t BodyEnd;
+  trailer(B, E.Ident, BodyEnd);
+  E.IsFork = R.Type == PERF_RECORD_FORK;
+  E.Pid = r32(P + 8);
+  E.PPid = r32(P + 12);
+  E.Tid = r32(P + 16);
+  E.PTid = r32(P + 20);
+  E.Time = r64(P + 24);
+  return H.onTask(E, R);
+}
+
+Error PerfReader::Impl::dispatchLost(const RecordInfo &R, PerfEventHandler &H) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  const uint8_t *P = B.data();
+  size_t Need = R.Type == PERF_RECORD_LOST ? 24 : 16;
+  if (B.size() < Need)
+    return tooShort(R, Need);
+  LostEvent E;
+  size_t BodyEnd;
+  trailer(B, E.Ident, BodyEnd);
+  if (R.Type == PERF_RECORD_LOST) {
+    E.Id = r64(P + 8);
+    E.Lost = r64(P + 16);
+  } else {
+    E.Lost = r64(P + 8);
+  }
+  return H.onLost(E, R);
+}
+
+Error PerfReader::Impl::readAttrRecord(const RecordInfo &R) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  if (B.size() < 8 + AttrSizeVer0)
+    return tooShort(R, 8 + AttrSizeVer0);
+  uint32_t Size = r32(B.data() + 12);
+  if (Size < AttrSizeVer0 || Size > B.size() - 8 || (B.size() - 8 - Size) % 8)
+    return inputError(loc(R.FileOffset, R.Index, R.Type),
+                      formatv("attr size {0} does not fit the {1}-byte "
+                              "record",
+                              Size, B.size()));
+  ArrayRef<uint8_t> Ids = B.drop_front(8 + Size);
+  return addAttr(
+      B.slice(8, Size),
+      ArrayRef<ulittle64>(reinterpret_cast<const ulittle64 *>(Ids.data()),
+                          Ids.size() / 8),
+      loc(R.FileOffset, R.Index, R.Type));
+}
+
+Error PerfReader::Impl::readFeatureRecord(const RecordInfo &R) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  if (B.size() < 16)
+    return tooShort(R, 16);
+  uint64_t Feat = r64(B.data() + 8);
+  if (Feat >= HEADER_FEAT_BITS) {
+    warn(loc(R.FileOffset, R.Index, R.Type),
+         formatv("feature id {0} is out of range; record ignored", Feat));
+    return Error::success();
+  }
+  // perf ends the pipe-mode feature list with HEADER_LAST_FEATURE.
+  if (Feat == HEADER_LAST_FEATURE)
+    return Error::success();
+  // A damaged feature is skipped, as in file mode (the record itself is
+  // whole: its size said where the next one starts).
+  std::string Why;
+  if (!parseFeature(unsigned(Feat), B.drop_front(16), Info, Why))
+    warn(loc(R.FileOffset, R.Index, R.Type), Why + "; feature ignored");
+  return Error::success();
+}
+
+void PerfReader::Impl::readEventUpdateRecord(const RecordInfo &R) {
+  // Pipe mode names events this way (file mode: HEADER_EVENT_DESC);
+  // type 2 is PERF_EVENT_UPDATE__NAME, id one of the event's sample ids.
+  constexpr uint64_t EventUpdateName = 2;
+  ArrayRef<uint8_t> B = R.Bytes;
+  if (B.size() < 24 || r64(B.data() + 8) != EventUpdateName)
+    return;
+  int A = Info.attrForId(r64(B.data() + 16));
+  if (A >= 0)
+    Info.Attrs[A].Name = cstr(B, 24, B.size()).str();
+}
+
+Error PerfReader::Impl::readBuildIdRecord(const RecordInfo &R) {
+  BuildIdEntry E;
+  std::string Why;
+  if (!parseBuildIdEvent(R.Bytes, E, Why))
+    return inputError(loc(R.FileOffset, R.Index, R.Type), Why);
+  Info.BuildIds.push_back(std::move(E));
+  return Error::success();
+}
+
+Error PerfReader::Impl::skipTracingData(const RecordInfo &R) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  if (B.size() < 12)
+    return tooShort(R, 12);
+  if (R.FromCompressed)
+    return inputError(loc(R.FileOffset, R.Index, R.Type),
+                      "tracing data inside a compressed chunk");
+  uint64_t Size = r32(B.data() + 8);
+  return skipBytes((Size + 7) & ~7ULL, loc(R.FileOffset, R.Index, R.Type));
+}
+
+Error PerfReader::Impl::skipAuxtrace(const RecordInfo &R) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  if (B.size() < 48)
+    return tooShort(R, 48);
+  if (R.FromCompressed)
+    return inputError(loc(R.FileOffset, R.Index, R.Type),
+                      "AUXTRACE payload inside a compressed chunk");
+  return skipBytes(r64(B.data() + 8), loc(R.FileOffset, R.Index, R.Type));
+}
+
+Error PerfReader::Impl::dispatchCompressed(const RecordInfo &R,
+                                           PerfEventHandler &H) {
+  ArrayRef<uint8_t> B = R.Bytes;
+  if (R.FromCompressed)
+    return inputError(loc(R.FileOffset, R.Index, R.Type),
+                      "compressed record nested inside a compressed chunk");
+  ArrayRef<uint8_t> Data = B.drop_front(8);
+  if (R.Type == PERF_RECORD_COMPRESSED2) {
+    if (B.size() < 16)
+      return tooShort(R, 16);
+    uint64_t N = r64(B.data() + 8);
+    if (N > B.size() - 16)
+      return inputError(loc(R.FileOffset, R.Index, R.Type),
+                        formatv("compressed data claims {0} bytes, the "
+                                "record holds {1}",
+                                N, B.size() - 16));
+    Data = B.slice(16, N);
+  }
+  return decompress(Data, R, H);
+}
+
 Error PerfReader::Impl::dispatch(RecordInfo &R, PerfEventHandler &H) {
   if (Error E = H.onRecord(R))
     return E;
-  ArrayRef<uint8_t> B = R.Bytes;
-  const uint8_t *P = B.data();
-  auto tooShort = [&](size_t Need) {
-    return inputError(loc(R.FileOffset, R.Index, R.Type),
-                      formatv("record of {0} bytes is too short, expected at "
-                              "least {1}",
-                              B.size(), Need));
-  };
   switch (R.Type) {
-  case PERF_RECORD_SAMPLE: {
-    const Layout *L = layoutFor(B, true);
-    if (!L) {
-      if (Layouts.empty())
-        return inputError(loc(R.FileOffset, R.Index, R.Type),
-                          "sample before any event description (no attr)");
-      ++UnknownIdSamples;
-      return Error::success();
-    }
-    unsigned AttrIndex = unsigned(L - Layouts.data());
-    if (H.wantsRawSamples()) {
-      if (Decoders.size() != Info.Attrs.size()) {
-        Decoders.clear();
-        for (const EventAttr &A : Info.Attrs)
-          Decoders.emplace_back(A);
-      }
-      return H.onRawSample(R, AttrIndex, Decoders[AttrIndex]);
-    }
-    Sample S;
-    S.AttrIndex = AttrIndex;
-    S.Misc = R.Misc;
-    std::string Why;
-    if (!decodeSample(B.drop_front(8), *L, S, Why))
-      return inputError(loc(R.FileOffset, R.Index, R.Type), Why);
-    return H.onSample(S, R);
-  }
+  case PERF_RECORD_SAMPLE:
+    return dispatchSample(R, H);
   case PERF_RECORD_MMAP:
-  case PERF_RECORD_MMAP2: {
-    MmapEvent E;
-    E.IsMmap2 = R.Type == PERF_RECORD_MMAP2;
-    size_t Fixed = 8 + 8 + 24 + (E.IsMmap2 ? 32 : 0);
-    if (B.size() < Fixed)
-      return tooShort(Fixed);
-    size_t BodyEnd;
-    trailer(B, E.Ident, BodyEnd);
-    E.Misc = R.Misc;
-    E.Pid = r32(P + 8);
-    E.Tid = r32(P + 12);
-    E.Addr = r64(P + 16);
-    E.Len = r64(P + 24);
-    E.PgOff = r64(P + 32);
-    if (E.IsMmap2) {
-      if (E.hasBuildId()) {
-        E.BuildId = B.slice(44, std::min<uint8_t>(P[40], 20));
-      } else {
-        E.Maj = r32(P + 40);
-        E.Min = r32(P + 44);
-        E.Ino = r64(P + 48);
-        E.InoGeneration = r64(P + 56);
-      }
-      E.Prot = r32(P + 64);
-      E.Flags = r32(P + 68);
-    }
-    E.Filename = cstr(B, Fixed, std::max(BodyEnd, Fixed));
-    return H.onMmap(E, R);
-  }
-  case PERF_RECORD_COMM: {
-    if (B.size() < 16)
-      return tooShort(16);
-    CommEvent E;
-    size_t BodyEnd;
-    trailer(B, E.Ident, BodyEnd);
-    E.Misc = R.Misc;
-    E.Pid = r32(P + 8);
-    E.Tid = r32(P + 12);
-    E.Comm = cstr(B, 16, std::max<size_t>(BodyEnd, 16));
-    return H.onComm(E, R);
-  }
+  case PERF_RECORD_MMAP2:
+    return dispatchMmap(R, H);
+  case PERF_RECORD_COMM:
+    return dispatchComm(R, H);
   case PERF_RECORD_FORK:
-  case PERF_RECORD_EXIT: {
-    if (B.size() < 32)
-      return tooShort(32);
-    TaskEvent E;
-    size_t BodyEnd;
-    trailer(B, E.Ident, BodyEnd);
-    E.IsFork = R.Type == PERF_RECORD_FORK;
-    E.Pid = r32(P + 8);
-    E.PPid = r32(P + 12);
-    E.Tid = r32(P + 16);
-    E.PTid = r32(P + 20);
-    E.Time = r64(P + 24);
-    return H.onTask(E, R);
-  }
+  case PERF_RECORD_EXIT:
+    return dispatchTask(R, H);
   case PERF_RECORD_LOST:
-  case PERF_RECORD_LOST_SAMPLES: {
-    size_t Need = R.Type == PERF_RECORD_LOST ? 24 : 16;
-    if (B.size() < Need)
-      return tooShort(Need);
-    LostEvent E;
-    size_t BodyEnd;
-    trailer(B, E.Ident, BodyEnd);
-    if (R.Type == PERF_RECORD_LOST) {
-      E.Id = r64(P + 8);
-      E.Lost = r64(P + 16);
-    } else {
-      E.Lost = r64(P + 8);
-    }
-    return H.onLost(E, R);
-  }
-  case PERF_RECORD_HEADER_ATTR: {
-    if (B.size() < 8 + AttrSizeVer0)
-      return tooShort(8 + AttrSizeVer0);
-    uint32_t Size = r32(P + 12);
-    if (Size < AttrSizeVer0 || Size > B.size() - 8 || (B.size() - 8 - Size) % 8)
-      return inputError(loc(R.FileOffset, R.Index, R.Type),
-                        formatv("attr size {0} does not fit the {1}-byte "
-                                "record",
-                                Size, B.size()));
-    ArrayRef<uint8_t> Ids = B.drop_front(8 + Size);
-    return addAttr(B.slice(8, Size),
-                   ArrayRef<ulittle64>(
-                       reinterpret_cast<const ulittle64 *>(Ids.data()),
-                       Ids.size() / 8),
-                   loc(R.FileOffset, R.Index, R.Type));
-  }
-  case PERF_RECORD_HEADER_FEATURE: {
-    if (B.size() < 16)
-      return tooShort(16);
-    uint64_t Feat = r64(P + 8);
-    if (Feat >= HEADER_FEAT_BITS) {
-      warn(loc(R.FileOffset, R.Index, R.Type),
-           formatv("feature id {0} is out of range; record ignored", Feat));
-      return Error::success();
-    }
-    // perf ends the pipe-mode feature list with HEADER_LAST_FEATURE.
-    if (Feat == HEADER_LAST_FEATURE)
-      return Error::success();
-    // A damaged feature is skipped, as in file mode (the record itself is
-    // whole: its size said where the next one starts).
-    std::string Why;
-    if (!parseFeature(unsigned(Feat), B.drop_front(16), Info, Why))
-      warn(loc(R.FileOffset, R.Index, R.Type), Why + "; feature ignored");
+  case PERF_RECORD_LOST_SAMPLES:
+    return dispatchLost(R, H);
+  case PERF_RECORD_HEADER_ATTR:
+    return readAttrRecord(R);
+  case PERF_RECORD_HEADER_FEATURE:
+    return readFeatureRecord(R);
+  case PERF_RECORD_EVENT_UPDATE:
+    readEventUpdateRecord(R);
     return Error::success();
-  }
-  case PERF_RECORD_EVENT_UPDATE: {
-    // Pipe mode names events this way (file mode: HEADER_EVENT_DESC);
-    // type 2 is PERF_EVENT_UPDATE__NAME, id one of the event's sample ids.
-    constexpr uint64_t EventUpdateName = 2;
-    if (B.size() < 24 || r64(P + 8) != EventUpdateName)
-      return Error::success();
-    int A = Info.attrForId(r64(P + 16));
-    if (A >= 0)
-      Info.Attrs[A].Name = cstr(B, 24, B.size()).str();
-    return Error::success();
-  }
-  case PERF_RECORD_HEADER_BUILD_ID: {
-    BuildIdEntry E;
-    std::string Why;
-    if (!parseBuildIdEvent(B, E, Why))
-      return inputError(loc(R.FileOffset, R.Index, R.Type), Why);
-    Info.BuildIds.push_back(std::move(E));
-    return Error::success();
-  }
-  case PERF_RECORD_HEADER_TRACING_DATA: {
-    if (B.size() < 12)
-      return tooShort(12);
-    if (R.FromCompressed)
-      return inputError(loc(R.FileOffset, R.Index, R.Type),
-                        "tracing data inside a compressed chunk");
-    uint64_t Size = r32(P + 8);
-    return skipBytes((Size + 7) & ~7ULL, loc(R.FileOffset, R.Index, R.Type));
-  }
-  case PERF_RECORD_AUXTRACE: {
-    if (B.size() < 48)
-      return tooShort(48);
-    if (R.FromCompressed)
-      return inputError(loc(R.FileOffset, R.Index, R.Type),
-                        "AUXTRACE payload inside a compressed chunk");
-    return skipBytes(r64(P + 8), loc(R.FileOffset, R.Index, R.Type));
-  }
+  case PERF_RECORD_HEADER_BUILD_ID:
+    return readBuildIdRecord(R);
+  case PERF_RECORD_HEADER_TRACING_DATA:
+    return skipTracingData(R);
+  case PERF_RECORD_AUXTRACE:
+    return skipAuxtrace(R);
   case PERF_RECORD_COMPRESSED:
-  case PERF_RECORD_COMPRESSED2: {
-    if (R.FromCompressed)
-      return inputError(loc(R.FileOffset, R.Index, R.Type),
-                        "compressed record nested inside a compressed chunk");
-    ArrayRef<uint8_t> Data = B.drop_front(8);
-    if (R.Type == PERF_RECORD_COMPRESSED2) {
-      if (B.size() < 16)
-        return tooShort(16);
-      uint64_t N = r64(P + 8);
-      if (N > B.size() - 16)
-        return inputError(loc(R.FileOffset, R.Index, R.Type),
-                          formatv("compressed data claims {0} bytes, the "
-                                  "record holds {1}",
-                                  N, B.size() - 16));
-      Data = B.slice(16, N);
-    }
-    return decompress(Data, R, H);
-  }
+  case PERF_RECORD_COMPRESSED2:
+    return dispatchCompressed(R, H);
   default:
     return Error::success();
   }

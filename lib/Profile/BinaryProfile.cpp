@@ -48,41 +48,36 @@ std::vector<uint64_t> staticLeaders(const BinaryImage &Image, unsigned F) {
   return L;
 }
 
-} // namespace
+/// A range's binary addresses, estimated count (used for the CFG) and
+/// entries seen (for statistics).
+struct AddrRange {
+  uint64_t Begin, End, Count, Seen;
+};
 
-ArrayRef<uint64_t> LeaderCache::of(const BinaryImage &Image, unsigned F) {
-  auto [It, New] = Leaders.try_emplace(F);
-  if (New)
-    It->second = staticLeaders(Image, F);
-  return It->second;
+/// The binary address of L, or ExternalAddr if L is in another file or in
+/// no executable segment of Image.
+uint64_t toBinaryAddr(Loc L, int Dso, const BinaryImage &Image) {
+  if (L == ExternalLoc || locDso(L) != Dso)
+    return ExternalAddr;
+  std::optional<uint64_t> A = Image.fileOffsetToAddr(locOffset(L));
+  return A ? *A : ExternalAddr;
 }
 
-BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
-                                 const BinaryImage &Image,
-                                 BinaryProfileOptions Opts) {
-  BinaryProfile P;
-  ProfileStats &St = P.Stats;
-  auto toAddr = [&](Loc L) -> uint64_t {
-    if (L == ExternalLoc || locDso(L) != Dso)
-      return ExternalAddr;
-    std::optional<uint64_t> A = Image.fileOffsetToAddr(locOffset(L));
-    return A ? *A : ExternalAddr;
-  };
+/// Marks the function holding binary address A (if any) in Touched.
+void touchFunction(const BinaryImage &Image, uint64_t A,
+                   std::vector<char> &Touched) {
+  if (A == ExternalAddr)
+    return;
+  int F = Image.functionAt(A);
+  if (F >= 0)
+    Touched[F] = 1;
+}
 
-  // 1. Branches and ranges in binary addresses; which functions they touch.
-  struct R {
-    uint64_t Begin, End, Count, Seen;
-  };
-  std::vector<R> Ranges;
-  std::vector<char> Touched(Image.functions().size(), 0);
-  auto touch = [&](uint64_t A) {
-    if (A == ExternalAddr)
-      return -1;
-    int F = Image.functionAt(A);
-    if (F >= 0)
-      Touched[F] = 1;
-    return F;
-  };
+/// Step 1, branches: those with an end in this binary go to P.Branches in
+/// binary addresses, sorted, with window-weighted count estimates.
+void collectBranches(const RawProfile &Raw, int Dso, const BinaryImage &Image,
+                     BinaryProfile &P, std::vector<char> &Touched) {
+  ProfileStats &St = P.Stats;
   for (const auto &[K, C] : Raw.Branches) {
     bump(St.BranchesTotal, C.Count);
     // Counts are window-weighted estimates; mispredictions keep their
@@ -90,14 +85,27 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     uint64_t Est = Raw.estimate(C.Weight, C.Count);
     uint64_t Mis = C.Count ? uint64_t(double(C.Mispred) * Est / C.Count + 0.5)
                            : 0;
-    Edge E{toAddr(K.first), toAddr(K.second), Est, Mis, C.Count};
+    Edge E{toBinaryAddr(K.first, Dso, Image),
+           toBinaryAddr(K.second, Dso, Image), Est, Mis, C.Count};
     if (E.From == ExternalAddr && E.To == ExternalAddr)
       continue;
     bump(St.BranchesInBinary, C.Count);
-    touch(E.From);
-    touch(E.To);
+    touchFunction(Image, E.From, Touched);
+    touchFunction(Image, E.To, Touched);
     P.Branches.push_back(E);
   }
+  std::sort(P.Branches.begin(), P.Branches.end(),
+            [](const Edge &A, const Edge &B) {
+              return std::tie(A.From, A.To) < std::tie(B.From, B.To);
+            });
+}
+
+/// Step 1, ranges: those with both ends in this binary, in binary
+/// addresses.
+std::vector<AddrRange> collectRanges(const RawProfile &Raw, int Dso,
+                                     const BinaryImage &Image, ProfileStats &St,
+                                     std::vector<char> &Touched) {
+  std::vector<AddrRange> Ranges;
   for (const auto &[K, RC] : Raw.Ranges) {
     // Statistics count entries seen; the CFG counts use the estimates.
     uint64_t C = RC.Count;
@@ -106,28 +114,24 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
       bump(St.RangeOtherDso, C);
       continue;
     }
-    uint64_t B = toAddr(K.first), E = toAddr(K.second);
+    uint64_t B = toBinaryAddr(K.first, Dso, Image),
+             E = toBinaryAddr(K.second, Dso, Image);
     if (B == ExternalAddr || E == ExternalAddr) {
       bump(St.RangeOutsideFunctions, C);
       continue;
     }
     Ranges.push_back({B, E, Raw.estimate(RC.Weight, C), C});
-    touch(B);
-    touch(E);
+    touchFunction(Image, B, Touched);
+    touchFunction(Image, E, Touched);
   }
-  std::sort(P.Branches.begin(), P.Branches.end(),
-            [](const Edge &A, const Edge &B) {
-              return std::tie(A.From, A.To) < std::tie(B.From, B.To);
-            });
+  return Ranges;
+}
 
-  // 2. Decode the touched functions (in parallel).
-  std::vector<unsigned> Funcs;
-  for (unsigned F = 0; F < Touched.size(); ++F)
-    if (Touched[F])
-      Funcs.push_back(F);
-  Image.decodeFunctions(Funcs, Opts.Threads);
-
-  // 3. Leaders: entry, after terminators, direct targets, jump targets seen.
+/// Step 3, start: the working state of each function in Funcs, with its
+/// static leaders (entry, after terminators, direct targets).
+std::map<unsigned, Work> initWork(const BinaryImage &Image,
+                                  ArrayRef<unsigned> Funcs,
+                                  const BinaryProfileOptions &Opts) {
   std::map<unsigned, Work> W;
   for (unsigned F : Funcs) {
     Work &Wk = W[F];
@@ -140,9 +144,18 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     Wk.StaticLeaders = Wk.Leaders.size();
     Wk.Delta.assign(Image.instructions(F).size() + 1, 0);
   }
-  // Check each branch against the disassembly: LBR entries that the code
-  // cannot produce mean a different binary (or a corrupt record) and would
-  // put blocks in the wrong places.
+  return W;
+}
+
+/// Step 3, branches: checks each branch against the disassembly and keeps
+/// in P.Branches those the code can produce: LBR entries that it cannot
+/// mean a different binary (or a corrupt record) and would put blocks in
+/// the wrong places. A kept branch goes to its source function's taken
+/// edges; its target becomes a leader (a jump within the function) or
+/// adds to the target's entry count (a call or a jump from elsewhere).
+void validateBranches(const BinaryImage &Image, BinaryProfile &P,
+                      std::map<unsigned, Work> &W) {
+  ProfileStats &St = P.Stats;
   std::vector<Edge> Kept;
   for (Edge &E : P.Branches) {
     int FFrom = E.From == ExternalAddr ? -1 : Image.functionAt(E.From);
@@ -186,7 +199,11 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     }
   }
   P.Branches = std::move(Kept);
-  // Jump targets seen (appended after the static leaders) join them.
+}
+
+/// Step 3, end: jump targets seen (appended after the static leaders) join
+/// them, sorted and unique.
+void mergeSeenLeaders(std::map<unsigned, Work> &W) {
   for (auto &[F, Wk] : W) {
     auto Static = Wk.Leaders.begin() + Wk.StaticLeaders;
     if (Static == Wk.Leaders.end())
@@ -199,10 +216,14 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
     All.erase(std::unique(All.begin(), All.end()), All.end());
     Wk.Leaders = std::move(All);
   }
+}
 
-  // 4. Validate each distinct range, then count instructions and
-  //    fall-throughs.
-  for (const R &Rg : Ranges) {
+/// Step 4: validates each distinct range; a valid one adds its count to
+/// the instructions it covers (as a difference array) and to the
+/// fall-throughs into each leader inside it.
+void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
+                 std::map<unsigned, Work> &W, ProfileStats &St) {
+  for (const AddrRange &Rg : Ranges) {
     int FB = Image.functionAt(Rg.Begin), FE = Image.functionAt(Rg.End);
     if (FB < 0 || FE < 0) {
       bump(St.RangeOutsideFunctions, Rg.Seen);
@@ -241,41 +262,83 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
       Wk.FallThrough[{I[Idx - 1].Addr, *L}] += Rg.Count;
     }
   }
+}
+
+/// Step 5: the CFG of function F from its working state: instruction
+/// counts, blocks with counts, edges sorted by address, and (if asked)
+/// counts made consistent by flow inference.
+void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
+             const BinaryProfileOptions &Opts, FunctionCfg &Cfg) {
+  Cfg.Func = F;
+  Cfg.EntryCount = Wk.EntryCount;
+  ArrayRef<Inst> I = Image.instructions(F);
+  const FunctionSym &FS = Image.functions()[F];
+  std::vector<uint64_t> InstCount(I.size());
+  int64_t Run = 0;
+  for (size_t K = 0; K < I.size(); ++K) {
+    Run += Wk.Delta[K];
+    InstCount[K] = uint64_t(Run);
+    if (Run > 0)
+      Cfg.InstCounts.push_back({I[K].Addr, uint64_t(Run)});
+  }
+  for (size_t K = 0; K < Wk.Leaders.size(); ++K) {
+    Block B;
+    B.Start = Wk.Leaders[K];
+    B.End = K + 1 < Wk.Leaders.size() ? Wk.Leaders[K + 1] : FS.End;
+    int Idx = instIndexAt(I, B.Start);
+    B.Count = Idx >= 0 ? InstCount[Idx] : 0;
+    Cfg.Blocks.push_back(B);
+  }
+  for (auto &[K, C] : Wk.FallThrough)
+    Cfg.FallThrough.push_back({K.first, K.second, C, 0, 0});
+  auto ByAddr = [](const Edge &A, const Edge &B) {
+    return std::tie(A.From, A.To) < std::tie(B.From, B.To);
+  };
+  std::sort(Cfg.FallThrough.begin(), Cfg.FallThrough.end(), ByAddr);
+  Cfg.Taken = std::move(Wk.Taken);
+  std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
+  if (Opts.InferFlow)
+    inferConsistentCounts(Cfg, Image);
+}
+
+} // namespace
+
+ArrayRef<uint64_t> LeaderCache::of(const BinaryImage &Image, unsigned F) {
+  auto [It, New] = Leaders.try_emplace(F);
+  if (New)
+    It->second = staticLeaders(Image, F);
+  return It->second;
+}
+
+BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
+                                 const BinaryImage &Image,
+                                 BinaryProfileOptions Opts) {
+  BinaryProfile P;
+  // 1. Branches and ranges in binary addresses; which functions they touch.
+  std::vector<char> Touched(Image.functions().size(), 0);
+  collectBranches(Raw, Dso, Image, P, Touched);
+  std::vector<AddrRange> Ranges =
+      collectRanges(Raw, Dso, Image, P.Stats, Touched);
+
+  // 2. Decode the touched functions (in parallel).
+  std::vector<unsigned> Funcs;
+  for (unsigned F = 0; F < Touched.size(); ++F)
+    if (Touched[F])
+      Funcs.push_back(F);
+  Image.decodeFunctions(Funcs, Opts.Threads);
+
+  // 3. Leaders: entry, after terminators, direct targets, jump targets seen.
+  std::map<unsigned, Work> W = initWork(Image, Funcs, Opts);
+  validateBranches(Image, P, W);
+  mergeSeenLeaders(W);
+
+  // 4. Validate each distinct range, then count instructions and
+  //    fall-throughs.
+  countRanges(Image, Ranges, W, P.Stats);
 
   // 5. Blocks with counts, edges sorted.
-  for (auto &[F, Wk] : W) {
-    FunctionCfg &Cfg = P.Functions[F];
-    Cfg.Func = F;
-    Cfg.EntryCount = Wk.EntryCount;
-    ArrayRef<Inst> I = Image.instructions(F);
-    const FunctionSym &FS = Image.functions()[F];
-    std::vector<uint64_t> InstCount(I.size());
-    int64_t Run = 0;
-    for (size_t K = 0; K < I.size(); ++K) {
-      Run += Wk.Delta[K];
-      InstCount[K] = uint64_t(Run);
-      if (Run > 0)
-        Cfg.InstCounts.push_back({I[K].Addr, uint64_t(Run)});
-    }
-    for (size_t K = 0; K < Wk.Leaders.size(); ++K) {
-      Block B;
-      B.Start = Wk.Leaders[K];
-      B.End = K + 1 < Wk.Leaders.size() ? Wk.Leaders[K + 1] : FS.End;
-      int Idx = instIndexAt(I, B.Start);
-      B.Count = Idx >= 0 ? InstCount[Idx] : 0;
-      Cfg.Blocks.push_back(B);
-    }
-    for (auto &[K, C] : Wk.FallThrough)
-      Cfg.FallThrough.push_back({K.first, K.second, C, 0, 0});
-    auto ByAddr = [](const Edge &A, const Edge &B) {
-      return std::tie(A.From, A.To) < std::tie(B.From, B.To);
-    };
-    std::sort(Cfg.FallThrough.begin(), Cfg.FallThrough.end(), ByAddr);
-    Cfg.Taken = std::move(Wk.Taken);
-    std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
-    if (Opts.InferFlow)
-      inferConsistentCounts(Cfg, Image);
-  }
+  for (auto &[F, Wk] : W)
+    fillCfg(Image, F, Wk, Opts, P.Functions[F]);
   return P;
 }
 

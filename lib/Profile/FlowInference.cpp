@@ -160,131 +160,125 @@ int64_t valueOf(const MinCostFlow &G, const Quantity &Q) {
   return Q.Observed + G.flow(Q.Inc) - G.flow(Q.Dec);
 }
 
-} // namespace
+/// Nodes of block B in the flow network: v.in (entry) and v.out (exit).
+unsigned inNode(unsigned B) { return 2 * B; }
+unsigned outNode(unsigned B) { return 2 * B + 1; }
 
-bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
-                           const FlowInferenceCosts &C) {
-  const FunctionSym &FS = Image.functions()[Cfg.Func];
-  ArrayRef<Inst> Insts = Image.instructions(Cfg.Func);
-  const unsigned NB = Cfg.Blocks.size();
-  if (NB == 0 || Insts.empty())
-    return false;
-  auto blockOf = [&](uint64_t Addr) -> int {
-    auto It = std::upper_bound(
-        Cfg.Blocks.begin(), Cfg.Blocks.end(), Addr,
-        [](uint64_t A, const Block &B) { return A < B.Start; });
-    if (It == Cfg.Blocks.begin())
+/// Index of the block of Cfg that holds Addr, or -1.
+int blockOf(const FunctionCfg &Cfg, uint64_t Addr) {
+  auto It =
+      std::upper_bound(Cfg.Blocks.begin(), Cfg.Blocks.end(), Addr,
+                       [](uint64_t A, const Block &B) { return A < B.Start; });
+  if (It == Cfg.Blocks.begin())
+    return -1;
+  --It;
+  return Addr < It->End ? int(It - Cfg.Blocks.begin()) : -1;
+}
+
+/// Index in Insts of the last instruction of block B, or -1 if none starts
+/// in it.
+int lastInst(const FunctionCfg &Cfg, ArrayRef<Inst> Insts, unsigned B) {
+  int Idx = instIndexAt(Insts, Cfg.Blocks[B].End - 1);
+  // End - 1 is inside the last instruction, not its start.
+  if (Idx < 0) {
+    auto It =
+        std::upper_bound(Insts.begin(), Insts.end(), Cfg.Blocks[B].End - 1,
+                         [](uint64_t A, const Inst &I) { return A < I.Addr; });
+    if (It == Insts.begin())
       return -1;
-    --It;
-    return Addr < It->End ? int(It - Cfg.Blocks.begin()) : -1;
-  };
-  auto lastInst = [&](unsigned B) -> int {
-    int Idx = instIndexAt(Insts, Cfg.Blocks[B].End - 1);
-    // End - 1 is inside the last instruction, not its start.
-    if (Idx < 0) {
-      auto It = std::upper_bound(
-          Insts.begin(), Insts.end(), Cfg.Blocks[B].End - 1,
-          [](uint64_t A, const Inst &I) { return A < I.Addr; });
-      if (It == Insts.begin())
-        return -1;
-      Idx = int(It - Insts.begin()) - 1;
-    }
-    return Insts[Idx].Addr >= Cfg.Blocks[B].Start ? Idx : -1;
-  };
+    Idx = int(It - Insts.begin()) - 1;
+  }
+  return Insts[Idx].Addr >= Cfg.Blocks[B].Start ? Idx : -1;
+}
 
-  const unsigned S = 2 * NB, T = 2 * NB + 1;
-  MinCostFlow G(2 * NB + 2);
-  auto In = [](unsigned B) { return 2 * B; };
-  auto OutN = [](unsigned B) { return 2 * B + 1; };
+/// True if an instruction starts at Addr and is a (direct or indirect)
+/// call.
+bool isCall(ArrayRef<Inst> Insts, uint64_t Addr) {
+  int Idx = instIndexAt(Insts, Addr);
+  return Idx >= 0 && (Insts[Idx].Kind == InstKind::Call ||
+                      Insts[Idx].Kind == InstKind::IndirectCall);
+}
 
-  std::vector<Quantity> BlockQ(NB);
-  for (unsigned B = 0; B < NB; ++B)
-    BlockQ[B] = addQuantity(G, In(B), OutN(B), Cfg.Blocks[B].Count,
-                            Cfg.Blocks[B].Count ? C.IncBlock : C.IncColdBlock,
-                            C.DecBlock);
+/// An edge of the CFG between two blocks (binary addresses of the branch
+/// or last instruction and of the target), and its quantity in the network.
+struct CfgEdge {
+  uint64_t FromAddr = 0, ToAddr = 0;
+  uint64_t Count = 0;
+  bool Taken = false, Observed = false;
+  Quantity Q;
+};
+/// The CFG's edges by (source block, target block): a conditional branch
+/// to the next block is one edge, whichever way it went.
+using CfgEdges = std::map<std::pair<unsigned, unsigned>, CfgEdge>;
 
-  // CFG edges: observed taken branches and fall-throughs, then the ones the
-  // code allows but no sample saw. A conditional branch to the next block
-  // is one edge, whichever way it went.
-  struct CfgEdge {
-    uint64_t FromAddr = 0, ToAddr = 0;
-    uint64_t Count = 0;
-    bool Taken = false, Observed = false;
-    Quantity Q;
-  };
-  std::map<std::pair<unsigned, unsigned>, CfgEdge> Edges;
-  auto addEdge = [&](unsigned U, unsigned V, uint64_t FromAddr,
-                     uint64_t ToAddr, bool Taken, uint64_t Count,
-                     bool Observed) {
-    auto [It, New] = Edges.try_emplace({U, V});
-    CfgEdge &E = It->second;
-    if (New || (Taken && !E.Taken)) {
-      E.FromAddr = FromAddr;
-      E.ToAddr = ToAddr;
-      E.Taken = Taken;
-    }
-    E.Count += Count;
-    E.Observed |= Observed;
-  };
-  auto isCall = [&](uint64_t Addr) {
-    int Idx = instIndexAt(Insts, Addr);
-    return Idx >= 0 && (Insts[Idx].Kind == InstKind::Call ||
-                        Insts[Idx].Kind == InstKind::IndirectCall);
-  };
-  std::vector<uint64_t> ExitCount(NB, 0);
+/// Adds Count to edge U -> V. A taken branch names the edge's addresses
+/// over a fall-through.
+void addEdge(CfgEdges &Edges, unsigned U, unsigned V, uint64_t FromAddr,
+             uint64_t ToAddr, bool Taken, uint64_t Count, bool Observed) {
+  auto [It, New] = Edges.try_emplace({U, V});
+  CfgEdge &E = It->second;
+  if (New || (Taken && !E.Taken)) {
+    E.FromAddr = FromAddr;
+    E.ToAddr = ToAddr;
+    E.Taken = Taken;
+  }
+  E.Count += Count;
+  E.Observed |= Observed;
+}
+
+/// The edges samples saw: taken branches to a block start and
+/// fall-throughs. Taken branches that leave the function (returns, tail
+/// calls, jumps out) add to ExitCount of their block; calls are skipped.
+void addObservedEdges(const FunctionCfg &Cfg, ArrayRef<Inst> Insts,
+                      CfgEdges &Edges, std::vector<uint64_t> &ExitCount) {
   for (const Edge &E : Cfg.Taken) {
-    int U = blockOf(E.From);
-    if (U < 0 || isCall(E.From)) // calls return: not edges of this CFG
+    int U = blockOf(Cfg, E.From);
+    if (U < 0 || isCall(Insts, E.From)) // calls return: not edges of this CFG
       continue;
-    int V = E.To == ExternalAddr ? -1 : blockOf(E.To);
+    int V = E.To == ExternalAddr ? -1 : blockOf(Cfg, E.To);
     if (V >= 0 && Cfg.Blocks[V].Start == E.To)
-      addEdge(unsigned(U), unsigned(V), E.From, E.To, true, E.Count, true);
+      addEdge(Edges, unsigned(U), unsigned(V), E.From, E.To, true, E.Count,
+              true);
     else
       ExitCount[U] += E.Count; // returns, tail calls, jumps out
   }
   for (const Edge &E : Cfg.FallThrough) {
-    int U = blockOf(E.From), V = blockOf(E.To);
+    int U = blockOf(Cfg, E.From), V = blockOf(Cfg, E.To);
     if (U >= 0 && V >= 0)
-      addEdge(unsigned(U), unsigned(V), E.From, E.To, false, E.Count, true);
+      addEdge(Edges, unsigned(U), unsigned(V), E.From, E.To, false, E.Count,
+              true);
   }
+}
+
+/// The edges the code allows but no sample saw (count 0): into the next
+/// block when the last instruction can fall through, and direct branches
+/// to a block start inside FS.
+void addStaticEdges(const FunctionCfg &Cfg, const FunctionSym &FS,
+                    ArrayRef<Inst> Insts, CfgEdges &Edges) {
+  const unsigned NB = Cfg.Blocks.size();
   for (unsigned U = 0; U < NB; ++U) {
-    int L = lastInst(U);
+    int L = lastInst(Cfg, Insts, U);
     if (L < 0)
       continue;
     const Inst &I = Insts[L];
     if (!endsFallThrough(I.Kind) && U + 1 < NB &&
         Cfg.Blocks[U + 1].Start == Cfg.Blocks[U].End)
-      addEdge(U, U + 1, I.Addr, Cfg.Blocks[U + 1].Start, false, 0, false);
+      addEdge(Edges, U, U + 1, I.Addr, Cfg.Blocks[U + 1].Start, false, 0,
+              false);
     if ((I.Kind == InstKind::CondBranch || I.Kind == InstKind::UncondBranch) &&
         I.Target >= FS.Start && I.Target < FS.End) {
-      int V = blockOf(I.Target);
+      int V = blockOf(Cfg, I.Target);
       if (V >= 0 && Cfg.Blocks[V].Start == I.Target)
-        addEdge(U, unsigned(V), I.Addr, I.Target, true, 0, false);
+        addEdge(Edges, U, unsigned(V), I.Addr, I.Target, true, 0, false);
     }
   }
-  for (auto &[UV, E] : Edges)
-    E.Q = addQuantity(G, OutN(UV.first), In(UV.second), E.Count,
-                      E.Observed ? C.IncEdge : C.IncUnseenEdge, C.DecEdge);
+}
 
-  Quantity Entry = addQuantity(G, S, In(0), Cfg.EntryCount, C.IncEntry,
-                               C.DecEntry);
-  std::vector<Quantity> ExitQ(NB);
-  for (unsigned B = 0; B < NB; ++B) {
-    if (B > 0)
-      G.addArc(S, In(B), Unbounded, C.Elsewhere);
-    if (ExitCount[B])
-      ExitQ[B] = addQuantity(G, OutN(B), T, ExitCount[B], C.IncExit,
-                             C.DecExit);
-    G.addArc(OutN(B), T, Unbounded, C.Elsewhere);
-  }
-  G.addArc(T, S, Unbounded, 0);
-  if (!G.solve())
-    return false;
-
-  // Write the consistent counts back.
-  for (unsigned B = 0; B < NB; ++B)
-    Cfg.Blocks[B].Count = uint64_t(std::max<int64_t>(0, valueOf(G, BlockQ[B])));
-  Cfg.EntryCount = uint64_t(std::max<int64_t>(0, valueOf(G, Entry)));
+/// Writes the solved edge counts back: taken edges update Cfg.Taken (new
+/// ones with a count are appended; the list ends sorted by address), and
+/// fall-throughs with a count replace Cfg.FallThrough.
+void writeEdgeCounts(const MinCostFlow &G, const CfgEdges &Edges,
+                     FunctionCfg &Cfg) {
   DenseMap<std::pair<uint64_t, uint64_t>, uint64_t> NewTaken;
   Cfg.FallThrough.clear();
   for (const auto &[UV, E] : Edges) {
@@ -308,16 +302,72 @@ bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
     return std::tie(A.From, A.To) < std::tie(B.From, B.To);
   };
   std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
+}
+
+/// Recomputes Cfg.InstCounts: every instruction of a block with a count
+/// gets the block's count.
+void writeInstCounts(ArrayRef<Inst> Insts, FunctionCfg &Cfg) {
   Cfg.InstCounts.clear();
-  for (unsigned B = 0; B < NB; ++B) {
-    if (!Cfg.Blocks[B].Count)
+  for (const Block &B : Cfg.Blocks) {
+    if (!B.Count)
       continue;
-    auto It = std::lower_bound(
-        Insts.begin(), Insts.end(), Cfg.Blocks[B].Start,
-        [](const Inst &I, uint64_t A) { return I.Addr < A; });
-    for (; It != Insts.end() && It->Addr < Cfg.Blocks[B].End; ++It)
-      Cfg.InstCounts.push_back({It->Addr, Cfg.Blocks[B].Count});
+    auto It =
+        std::lower_bound(Insts.begin(), Insts.end(), B.Start,
+                         [](const Inst &I, uint64_t A) { return I.Addr < A; });
+    for (; It != Insts.end() && It->Addr < B.End; ++It)
+      Cfg.InstCounts.push_back({It->Addr, B.Count});
   }
+}
+
+} // namespace
+
+bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
+                           const FlowInferenceCosts &C) {
+  const FunctionSym &FS = Image.functions()[Cfg.Func];
+  ArrayRef<Inst> Insts = Image.instructions(Cfg.Func);
+  const unsigned NB = Cfg.Blocks.size();
+  if (NB == 0 || Insts.empty())
+    return false;
+
+  const unsigned S = 2 * NB, T = 2 * NB + 1;
+  MinCostFlow G(2 * NB + 2);
+  std::vector<Quantity> BlockQ(NB);
+  for (unsigned B = 0; B < NB; ++B)
+    BlockQ[B] = addQuantity(G, inNode(B), outNode(B), Cfg.Blocks[B].Count,
+                            Cfg.Blocks[B].Count ? C.IncBlock : C.IncColdBlock,
+                            C.DecBlock);
+
+  // CFG edges: observed taken branches and fall-throughs, then the ones the
+  // code allows but no sample saw.
+  CfgEdges Edges;
+  std::vector<uint64_t> ExitCount(NB, 0);
+  addObservedEdges(Cfg, Insts, Edges, ExitCount);
+  addStaticEdges(Cfg, FS, Insts, Edges);
+  for (auto &[UV, E] : Edges)
+    E.Q = addQuantity(G, outNode(UV.first), inNode(UV.second), E.Count,
+                      E.Observed ? C.IncEdge : C.IncUnseenEdge, C.DecEdge);
+
+  Quantity Entry =
+      addQuantity(G, S, inNode(0), Cfg.EntryCount, C.IncEntry, C.DecEntry);
+  std::vector<Quantity> ExitQ(NB);
+  for (unsigned B = 0; B < NB; ++B) {
+    if (B > 0)
+      G.addArc(S, inNode(B), Unbounded, C.Elsewhere);
+    if (ExitCount[B])
+      ExitQ[B] =
+          addQuantity(G, outNode(B), T, ExitCount[B], C.IncExit, C.DecExit);
+    G.addArc(outNode(B), T, Unbounded, C.Elsewhere);
+  }
+  G.addArc(T, S, Unbounded, 0);
+  if (!G.solve())
+    return false;
+
+  // Write the consistent counts back.
+  for (unsigned B = 0; B < NB; ++B)
+    Cfg.Blocks[B].Count = uint64_t(std::max<int64_t>(0, valueOf(G, BlockQ[B])));
+  Cfg.EntryCount = uint64_t(std::max<int64_t>(0, valueOf(G, Entry)));
+  writeEdgeCounts(G, Edges, Cfg);
+  writeInstCounts(Insts, Cfg);
   return true;
 }
 

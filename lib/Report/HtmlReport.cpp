@@ -116,8 +116,8 @@ static void histogram(raw_ostream &OS, const BlockRow &R) {
   OS << "</svg>\n";
 }
 
-void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
-  bool HasCycles = D.EntriesWithCycles > 0;
+/// The page's head and style, the title and the summary of the inputs.
+static void writeHeader(const ReportData &D, bool HasCycles, raw_ostream &OS) {
   OS << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
         "<title>lbr2prof report: "
      << esc(D.BinaryPath) << "</title>\n<style>\n"
@@ -140,7 +140,12 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
   else
     OS << "Cycles: not recorded (every entry's cycles field is 0, as on AMD "
           "LBRv2/BRS): the latency view is skipped</p>\n";
+}
 
+/// Hot taken branches: a bar chart, then the table (average cycles only
+/// when recorded).
+static void writeBranches(const ReportData &D, bool HasCycles,
+                          raw_ostream &OS) {
   OS << "<h2>Hot taken branches</h2>\n";
   {
     std::vector<std::string> L;
@@ -166,7 +171,10 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
         "sampled entries: none seen among N entries is no proof of perfect "
         "prediction (rates up to about 3/N go unseen at 95% confidence), and "
         "a not-taken conditional branch leaves no entry.</p>\n";
+}
 
+/// Conditional branches: stacked taken / not-taken bars, then the table.
+static void writeConds(const ReportData &D, raw_ostream &OS) {
   OS << "<h2>Conditional branches: taken / not taken</h2>\n";
   {
     std::vector<std::string> L;
@@ -192,7 +200,10 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
        << "</td><td>" << (R.Target.Addr ? locHtml(R.Target) : "?")
        << "</td></tr>\n";
   OS << "</table>\n";
+}
 
+/// Indirect jumps and calls: one row per target, the source on the first.
+static void writeIndirects(const ReportData &D, raw_ostream &OS) {
   OS << "<h2>Indirect jumps and calls</h2>\n<table><tr><th>source</th>"
         "<th>count</th><th>share</th><th>target</th></tr>\n";
   for (const IndirectRow &R : D.Indirects)
@@ -205,29 +216,34 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
          << pct(R.Targets[I].second, R.Total) << "</td><td>"
          << locHtml(R.Targets[I].first) << "</td></tr>\n";
   OS << "</table>\n";
+}
 
-  if (HasCycles) {
-    OS << "<h2>Basic-block latency</h2>\n<p class=note>A block runs from an "
-          "entry's target to the next newer entry's source; its latency is "
-          "the newer entry's cycles field (cycles since the previous branch "
-          "record).</p>\n<table><tr><th>count</th><th>avg</th><th>min</th>"
-          "<th>p50</th><th>p90</th><th>max</th><th>start</th><th>end</th>"
-          "</tr>\n";
-    for (const BlockRow &R : D.Blocks)
-      OS << "<tr><td class=n>" << R.Count << "</td><td class=n>"
-         << formatv("{0:f2}", double(R.Sum) / double(R.Count))
-         << "</td><td class=n>" << R.Min << "</td><td class=n>" << R.P50
-         << "</td><td class=n>" << R.P90 << "</td><td class=n>" << R.Max
-         << "</td><td>" << locHtml(R.Start) << "</td><td>" << locHtml(R.End)
-         << "</td></tr>\n";
-    OS << "</table>\n";
-    for (const BlockRow &R : D.Detail) {
-      OS << "<h3>Cycles of block " << locHtml(R.Start) << " .. "
-         << locHtml(R.End) << " (" << R.Count << " measurements)</h3>\n";
-      histogram(OS, R);
-    }
+/// Basic-block latency (written only when entries carry cycles): the
+/// table, then a cycles histogram per detailed block.
+static void writeLatency(const ReportData &D, raw_ostream &OS) {
+  OS << "<h2>Basic-block latency</h2>\n<p class=note>A block runs from an "
+        "entry's target to the next newer entry's source; its latency is "
+        "the newer entry's cycles field (cycles since the previous branch "
+        "record).</p>\n<table><tr><th>count</th><th>avg</th><th>min</th>"
+        "<th>p50</th><th>p90</th><th>max</th><th>start</th><th>end</th>"
+        "</tr>\n";
+  for (const BlockRow &R : D.Blocks)
+    OS << "<tr><td class=n>" << R.Count << "</td><td class=n>"
+       << formatv("{0:f2}", double(R.Sum) / double(R.Count))
+       << "</td><td class=n>" << R.Min << "</td><td class=n>" << R.P50
+       << "</td><td class=n>" << R.P90 << "</td><td class=n>" << R.Max
+       << "</td><td>" << locHtml(R.Start) << "</td><td>" << locHtml(R.End)
+       << "</td></tr>\n";
+  OS << "</table>\n";
+  for (const BlockRow &R : D.Detail) {
+    OS << "<h3>Cycles of block " << locHtml(R.Start) << " .. " << locHtml(R.End)
+       << " (" << R.Count << " measurements)</h3>\n";
+    histogram(OS, R);
   }
+}
 
+/// Hot paths of D.PathLength consecutive blocks, oldest first.
+static void writePaths(const ReportData &D, raw_ostream &OS) {
   OS << "<h2>Hot paths (" << D.PathLength
      << " consecutive blocks)</h2>\n<table><tr><th>count</th><th>share</th>"
         "<th>blocks, oldest first</th></tr>\n";
@@ -240,14 +256,30 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
     OS << "</td></tr>\n";
   }
   OS << "</table>\n";
+}
 
+/// Calls by caller and callee.
+static void writeCalls(const ReportData &D, raw_ostream &OS) {
   OS << "<h2>Calls</h2>\n<table><tr><th>count</th><th>share</th>"
         "<th>caller</th><th>callee</th></tr>\n";
   for (const CallRow &R : D.Calls)
     OS << "<tr><td class=n>" << R.Count << "</td><td class=n>"
        << pct(R.Count, D.CallTotal) << "</td><td><code>" << esc(R.Caller)
        << "</code></td><td><code>" << esc(R.Callee) << "</code></td></tr>\n";
-  OS << "</table>\n</body></html>\n";
+  OS << "</table>\n";
+}
+
+void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
+  bool HasCycles = D.EntriesWithCycles > 0;
+  writeHeader(D, HasCycles, OS);
+  writeBranches(D, HasCycles, OS);
+  writeConds(D, OS);
+  writeIndirects(D, OS);
+  if (HasCycles)
+    writeLatency(D, OS);
+  writePaths(D, OS);
+  writeCalls(D, OS);
+  OS << "</body></html>\n";
 }
 
 } // namespace lbr2prof
