@@ -70,14 +70,20 @@ public:
   std::unique_ptr<DWARFContext> Ctx;
   /// Function and file names, each kept once: equal names are equal
   /// pointers, so the profile builders can key their caches on them.
+  /// Only LLVM's own code (UniqueStringSaver) allocates from Alloc; see
+  /// keepFrames() for why this file must not.
   BumpPtrAllocator Alloc;
   UniqueStringSaver Names{Alloc};
+  /// The inline stacks of the records, in chunks reserved up front and
+  /// only appended to within their capacity, so a stack never moves.
+  std::vector<std::vector<SourceFrame>> FrameChunks;
+  static constexpr size_t FrameChunkSize = 4096;
   std::string DwpFile;
   bool Isolate = true;
   /// What one address resolved to: 24 bytes, no heap of its own. The
-  /// frames live in Alloc (so they never move, and frames() answers stay
-  /// valid); addresses with the same inline stack (runs of instructions of
-  /// one line) share one copy.
+  /// frames live in FrameChunks (so they never move, and frames() answers
+  /// stay valid); addresses with the same inline stack (runs of
+  /// instructions of one line) share one copy.
   struct Rec {
     const SourceFrame *Frames = nullptr;
     uint32_t NumFrames = 0;
@@ -179,12 +185,29 @@ public:
       R.Frames = Prev->Frames;
       return R;
     }
-    if (R.NumFrames) {
-      SourceFrame *F = Alloc.Allocate<SourceFrame>(R.NumFrames);
-      std::uninitialized_copy(Ans.Frames.begin(), Ans.Frames.end(), F);
-      R.Frames = F;
-    }
+    if (R.NumFrames)
+      R.Frames = keepFrames(Ans.Frames);
     return R;
+  }
+  /// A lasting copy of F (not empty).
+  ///
+  /// Not Alloc.Allocate(): that would compile BumpPtrAllocator's slow path
+  /// into this file, and the linker keeps one copy of such an inline
+  /// function for the whole program. Under ASan this file's copy poisons a
+  /// new slab and unpoisons only the bytes it hands out, while LLVM's
+  /// uninstrumented libraries inline the fast path without the unpoisoning:
+  /// every name UniqueStringSaver saved after the first one of a slab lay in
+  /// poisoned memory, and its memcpy was reported as a use-after-poison.
+  SourceFrame *keepFrames(ArrayRef<SourceFrame> F) {
+    if (FrameChunks.empty() ||
+        FrameChunks.back().capacity() - FrameChunks.back().size() < F.size()) {
+      FrameChunks.emplace_back();
+      FrameChunks.back().reserve(std::max(F.size(), FrameChunkSize));
+    }
+    std::vector<SourceFrame> &C = FrameChunks.back();
+    size_t At = C.size();
+    C.insert(C.end(), F.begin(), F.end()); // Within capacity: never moves.
+    return C.data() + At;
   }
   /// Frames with interned names are equal if their names are the same
   /// pointers.
