@@ -5,26 +5,40 @@
 // function's DW_AT_decl_line (StartLine). Split units are found through
 // DW_AT_dwo_name (relative to the comp dir) or the given .dwp.
 //
-// Isolation: prefetch() sorts and deduplicates the addresses, splits them
-// into contiguous runs, and forks one child per run. Each child opens the
-// DWARF (the object file is already mapped, shared copy-on-write), looks its
-// addresses up and writes one message stream to its pipe:
+// Storage: each distinct address has one 24-byte record in a sorted array
+// (no map node, no heap block of its own); names are interned once, and
+// consecutive addresses with the same inline stack share one copy of it.
+//
+// Isolation: prefetch() sorts and deduplicates the addresses, cuts them
+// into a few large contiguous chunks, and forks one child per chunk, at most
+// Jobs at a time. LLVM parses a unit's DIEs and line table only when an
+// address in it is asked for, so a child parses the units its chunk
+// touches and no other. Each child opens the DWARF (the object file is
+// already mapped, shared copy-on-write), looks its addresses up in order
+// and writes one message stream to its pipe:
 //   'U' u32 units                      compile units found
-//   'A' u64 addr, u32 n, n x frame     frame = u32 line offset, u32 base
-//                                      discriminator, u32 duplication
-//                                      factor, u32 line, function name,
-//                                      file name (strings: u32 length,
-//                                      bytes)
+//   'N' u32 length, bytes              a name (function or file), numbered
+//                                      1, 2, ... in order of appearance
+//   'A' u64 addr, u32 line, u32 file,  an address: its innermost line, and
+//       u32 n, n x frame               its inline stack; frame = u32 line
+//                                      offset, u32 base discriminator, u32
+//                                      duplication factor, u32 line, u32
+//                                      function, u32 file (names by number,
+//                                      0: none)
+//   'R' u64 addr                       the same answer as the previous
+//                                      address
 //   'W' u32 length, text               a warning from the DWARF parser
 //   'E'                                end: the answer is complete
-// then _exit(0)s. The parent reads each pipe to its end and reaps the child:
-// a signal, a non-zero status or a missing 'E' is an error.
+// then _exit(0)s. The parent reads the pipes as they fill, reaps each child
+// at its pipe's end and absorbs its answer: a signal, a non-zero status, a
+// malformed stream or a missing 'E' is an error.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/Symbolizer.h"
 #include "lbr2prof/Support/Error.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/DebugInfo/DWARF/DWARFCompileUnit.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -37,6 +51,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <poll.h>
 #include <set>
 #include <signal.h>
 #include <sys/wait.h>
@@ -53,19 +68,41 @@ public:
   std::unique_ptr<MemoryBuffer> Buffer;
   std::unique_ptr<ObjectFile> Obj;
   std::unique_ptr<DWARFContext> Ctx;
+  /// Function and file names, each kept once: equal names are equal
+  /// pointers, so the profile builders can key their caches on them.
+  /// Only LLVM's own code (UniqueStringSaver) allocates from Alloc; see
+  /// keepFrames() for why this file must not.
   BumpPtrAllocator Alloc;
   UniqueStringSaver Names{Alloc};
+  /// The inline stacks of the records, in chunks reserved up front and
+  /// only appended to within their capacity, so a stack never moves.
+  std::vector<std::vector<SourceFrame>> FrameChunks;
+  static constexpr size_t FrameChunkSize = 4096;
   std::string DwpFile;
   bool Isolate = true;
-  /// What one address resolved to.
-  struct Entry {
-    /// The whole inline stack, or nothing (see lookup()).
-    std::vector<SourceFrame> Frames;
+  /// What one address resolved to: 24 bytes, no heap of its own. The
+  /// frames live in FrameChunks (so they never move, and frames() answers
+  /// stay valid); addresses with the same inline stack (runs of
+  /// instructions of one line) share one copy.
+  struct Rec {
+    const SourceFrame *Frames = nullptr;
+    uint32_t NumFrames = 0;
     /// The innermost line, also when no subprogram encloses the address
-    /// (assembler output has a line table and only labels).
-    SourceLine Line;
+    /// (assembler output has a line table and only labels); File indexes
+    /// Files, NoFile if none.
+    uint32_t File = NoFile;
+    uint32_t Line = 0;
   };
-  DenseMap<uint64_t, Entry> Cache;
+  static constexpr uint32_t NoFile = ~0u;
+  /// Symbolized addresses, sorted and distinct, and their records.
+  std::vector<uint64_t> Addrs;
+  std::vector<Rec> Recs;
+  /// Addresses looked up on demand (not isolated, not prefetched).
+  DenseMap<uint64_t, Rec> Extra;
+  std::vector<StringRef> Files;
+  DenseMap<const char *, uint32_t> FileIds;
+  /// Where the last find() succeeded: callers walk addresses in order.
+  size_t Hint = 0;
   bool HasDebug = false;
   std::vector<std::string> Warnings;
   std::set<std::string> SeenWarnings;
@@ -91,19 +128,118 @@ public:
     }
     return *Ctx;
   }
-  /// Looks Addr up in the DWARF (in this process).
-  void lookup(uint64_t Addr, Entry &Out);
+  /// One address's answer while it is built (in a child, or in process).
+  struct Answer {
+    SmallVector<SourceFrame, 4> Frames;
+    SourceLine Line;
+  };
+  /// Looks Addr up in the DWARF (in this process) with
+  /// DWARFContext::getInliningInfoForAddress; the names in Out are interned
+  /// in Names. The reference for lookupFast(), used in process.
+  void lookup(uint64_t Addr, Answer &Out);
+  /// The same answer as lookup(), with what getInliningInfoForAddress
+  /// recomputes for every address (the function's name through its
+  /// abstract origin, its declaration line, the call site's attributes, a
+  /// file's path from the line-table prologue) kept per DIE and per file.
+  /// Used by the children, which look up addresses in runs.
+  void lookupFast(uint64_t Addr, Answer &Out);
+  struct DieInfo {
+    StringRef Name;
+    bool HasName = false, HasCaller = false;
+    uint64_t DeclLine = 0;
+    uint32_t CallFile = 0, CallLine = 0, CallColumn = 0, CallDisc = 0;
+  };
+  /// By (unit, DIE offset): a split unit's DIEs have their own offsets.
+  DenseMap<std::pair<const void *, uint64_t>, DieInfo> DieCache;
+  /// (line table, file index) -> path, if the prologue has that file.
+  DenseMap<std::pair<const void *, uint64_t>, std::optional<StringRef>>
+      FileCache;
+  const DieInfo &dieInfo(const DWARFDie &D, bool WithCaller);
+  std::optional<StringRef> fileName(const DWARFDebugLine::LineTable *LT,
+                                    uint64_t Index, DWARFUnit *CU);
   /// The child's side of prefetch(): answers Addrs on Fd, never returns.
   [[noreturn]] void serve(ArrayRef<uint64_t> Addrs, int Fd);
-  /// The cached answer for Addr, looked up now unless isolated.
-  Entry &entry(uint64_t Addr) {
-    auto [It, New] = Cache.try_emplace(Addr);
-    if (New && !Isolate)
-      lookup(Addr, It->second);
+  /// Reads one child's answer: appends its addresses and records to
+  /// OutAddrs and OutRecs, its frames to Frames.
+  Error absorb(StringRef Data, uint32_t &Units, std::vector<uint64_t> &OutAddrs,
+               std::vector<Rec> &OutRecs);
+  /// The index in Files of F, an interned name.
+  uint32_t fileId(StringRef F) {
+    if (F.empty())
+      return NoFile;
+    auto [It, New] = FileIds.try_emplace(F.data(), uint32_t(Files.size()));
+    if (New)
+      Files.push_back(F);
     return It->second;
   }
-  /// Reads one child's answer into the cache.
-  Error absorb(StringRef Data, uint32_t &Units);
+  /// A record for Ans (names interned), its frames copied unless they
+  /// equal Prev's.
+  Rec store(const Answer &Ans, const Rec *Prev) {
+    Rec R;
+    R.Line = Ans.Line.Line;
+    R.File = fileId(Ans.Line.File);
+    R.NumFrames = uint32_t(Ans.Frames.size());
+    if (Prev && Prev->NumFrames == R.NumFrames &&
+        std::equal(Ans.Frames.begin(), Ans.Frames.end(), Prev->Frames,
+                   sameFrame)) {
+      R.Frames = Prev->Frames;
+      return R;
+    }
+    if (R.NumFrames)
+      R.Frames = keepFrames(Ans.Frames);
+    return R;
+  }
+  /// A lasting copy of F (not empty).
+  ///
+  /// Not Alloc.Allocate(): that would compile BumpPtrAllocator's slow path
+  /// into this file, and the linker keeps one copy of such an inline
+  /// function for the whole program. Under ASan this file's copy poisons a
+  /// new slab and unpoisons only the bytes it hands out, while LLVM's
+  /// uninstrumented libraries inline the fast path without the unpoisoning:
+  /// every name UniqueStringSaver saved after the first one of a slab lay in
+  /// poisoned memory, and its memcpy was reported as a use-after-poison.
+  SourceFrame *keepFrames(ArrayRef<SourceFrame> F) {
+    if (FrameChunks.empty() ||
+        FrameChunks.back().capacity() - FrameChunks.back().size() < F.size()) {
+      FrameChunks.emplace_back();
+      FrameChunks.back().reserve(std::max(F.size(), FrameChunkSize));
+    }
+    std::vector<SourceFrame> &C = FrameChunks.back();
+    size_t At = C.size();
+    C.insert(C.end(), F.begin(), F.end()); // Within capacity: never moves.
+    return C.data() + At;
+  }
+  /// Frames with interned names are equal if their names are the same
+  /// pointers.
+  static bool sameFrame(const SourceFrame &A, const SourceFrame &B) {
+    return A.Function.data() == B.Function.data() &&
+           A.LineOffset == B.LineOffset &&
+           A.Discriminator == B.Discriminator && A.DupFactor == B.DupFactor &&
+           A.File.data() == B.File.data() && A.Line == B.Line;
+  }
+  /// The record of Addr, looked up now if on demand; null if unknown.
+  const Rec *find(uint64_t Addr) {
+    if (Hint + 1 < Addrs.size() && Addrs[Hint + 1] == Addr)
+      return &Recs[++Hint];
+    if (Hint < Addrs.size() && Addrs[Hint] == Addr)
+      return &Recs[Hint];
+    auto It = std::lower_bound(Addrs.begin(), Addrs.end(), Addr);
+    if (It != Addrs.end() && *It == Addr) {
+      Hint = size_t(It - Addrs.begin());
+      return &Recs[Hint];
+    }
+    if (Isolate)
+      return nullptr;
+    auto [EIt, New] = Extra.try_emplace(Addr);
+    if (New) {
+      Answer Ans;
+      lookup(Addr, Ans);
+      EIt->second = store(Ans, nullptr);
+    }
+    return &EIt->second;
+  }
+  /// Adds sorted new records (addresses not known yet) to Addrs and Recs.
+  void merge(std::vector<uint64_t> &NewAddrs, std::vector<Rec> &NewRecs);
 };
 
 Symbolizer::Symbolizer(std::unique_ptr<Impl> I) : I(std::move(I)) {}
@@ -263,8 +399,8 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
   return std::unique_ptr<Symbolizer>(new Symbolizer(std::move(I)));
 }
 
-void Symbolizer::Impl::lookup(uint64_t Addr, Entry &E) {
-  std::vector<SourceFrame> &Out = E.Frames;
+void Symbolizer::Impl::lookup(uint64_t Addr, Answer &E) {
+  auto &Out = E.Frames;
   DILineInfoSpecifier Spec(
       DILineInfoSpecifier::FileLineInfoKind::RelativeFilePath,
       DILineInfoSpecifier::FunctionNameKind::LinkageName);
@@ -297,11 +433,151 @@ void Symbolizer::Impl::lookup(uint64_t Addr, Entry &E) {
   }
 }
 
-ArrayRef<SourceFrame> Symbolizer::frames(uint64_t Addr) {
-  return I->entry(Addr).Frames;
+const Symbolizer::Impl::DieInfo &
+Symbolizer::Impl::dieInfo(const DWARFDie &D, bool WithCaller) {
+  auto [It, New] = DieCache.try_emplace({D.getDwarfUnit(), D.getOffset()});
+  DieInfo &Info = It->second;
+  if (New) {
+    if (const char *N = D.getSubroutineName(DINameKind::LinkageName)) {
+      Info.Name = Names.save(N);
+      Info.HasName = true;
+    }
+    Info.DeclLine = D.getDeclLine();
+  }
+  // The call site is read only for DIEs with a frame inside them, as
+  // getInliningInfoForAddress does.
+  if (WithCaller && !Info.HasCaller) {
+    D.getCallerFrame(Info.CallFile, Info.CallLine, Info.CallColumn,
+                     Info.CallDisc);
+    Info.HasCaller = true;
+  }
+  return Info;
 }
 
-SourceLine Symbolizer::lineAt(uint64_t Addr) { return I->entry(Addr).Line; }
+std::optional<StringRef>
+Symbolizer::Impl::fileName(const DWARFDebugLine::LineTable *LT,
+                           uint64_t Index, DWARFUnit *CU) {
+  auto [It, New] = FileCache.try_emplace({LT, Index});
+  if (New) {
+    std::string Path;
+    if (LT->getFileNameByIndex(
+            Index, CU->getCompilationDir(),
+            DILineInfoSpecifier::FileLineInfoKind::RelativeFilePath, Path))
+      It->second = Names.save(Path);
+  }
+  return It->second;
+}
+
+void Symbolizer::Impl::lookupFast(uint64_t Addr, Answer &E) {
+  // Step by step what getInliningInfoForAddress does (LLVM 19), keeping
+  // only the fields lookup() reads: name, declaration line, line,
+  // discriminator and file of each frame, the innermost from the line
+  // table, the outer ones from the call-site attributes of the frame
+  // inside them.
+  DWARFCompileUnit *CU = context().getCompileUnitForCodeAddress(Addr);
+  if (!CU)
+    return;
+  SmallVector<DWARFDie, 4> Chain;
+  CU->getInlinedChainForAddress(Addr, Chain);
+  const DWARFDebugLine::LineTable *LT = context().getLineTableForUnit(CU);
+  // The innermost line: file, line, discriminator of the row, if the row
+  // and its file exist (else the frame has no line and no file).
+  std::optional<StringRef> File0;
+  uint32_t Line0 = 0, Disc0 = 0;
+  if (LT) {
+    uint32_t Row =
+        LT->lookupAddress({Addr, object::SectionedAddress::UndefSection});
+    if (Row != UINT32_MAX) {
+      const DWARFDebugLine::Row &R = LT->Rows[Row];
+      File0 = fileName(LT, R.File, CU);
+      if (File0) {
+        Line0 = R.Line;
+        Disc0 = R.Discriminator;
+      }
+    }
+  }
+  if (Line0 != 0 && File0)
+    E.Line = {*File0, Line0};
+  if (Chain.empty())
+    return; // No subprogram: a line only, no frames.
+  bool Whole = true;
+  uint32_t CallFile = 0, CallLine = 0, CallDisc = 0;
+  for (size_t K = 0; K < Chain.size(); ++K) {
+    const DieInfo &D = dieInfo(Chain[K], K + 1 < Chain.size());
+    SourceFrame F;
+    uint32_t Line, Disc;
+    std::optional<StringRef> File;
+    if (K == 0) {
+      Line = Line0;
+      Disc = Disc0;
+      File = File0;
+    } else {
+      Line = CallLine;
+      Disc = CallDisc;
+      if (LT)
+        File = fileName(LT, CallFile, CU);
+    }
+    CallFile = D.CallFile;
+    CallLine = D.CallLine;
+    CallDisc = D.CallDisc;
+    if (!D.HasName || Line == 0) {
+      Whole = false;
+      continue;
+    }
+    F.Function = D.Name;
+    F.LineOffset = (Line - uint32_t(D.DeclLine)) & 0xffff;
+    F.Discriminator =
+        DILocation::getBaseDiscriminatorFromDiscriminator(Disc,
+                                                          /*IsFSD=*/false);
+    F.DupFactor = DILocation::getDuplicationFactorFromDiscriminator(Disc);
+    F.File = File ? *File : StringRef();
+    F.Line = Line;
+    E.Frames.push_back(F);
+  }
+  // A stack is usable only whole: a missing frame would misplace counts.
+  if (!Whole)
+    E.Frames.clear();
+}
+
+ArrayRef<SourceFrame> Symbolizer::frames(uint64_t Addr) {
+  const Impl::Rec *R = I->find(Addr);
+  if (!R)
+    return {};
+  return ArrayRef(R->Frames, R->NumFrames);
+}
+
+SourceLine Symbolizer::lineAt(uint64_t Addr) {
+  const Impl::Rec *R = I->find(Addr);
+  if (!R || R->File == Impl::NoFile)
+    return {};
+  return {I->Files[R->File], R->Line};
+}
+
+void Symbolizer::Impl::merge(std::vector<uint64_t> &NewAddrs,
+                             std::vector<Rec> &NewRecs) {
+  if (Addrs.empty()) {
+    Addrs = std::move(NewAddrs);
+    Recs = std::move(NewRecs);
+    return;
+  }
+  std::vector<uint64_t> A;
+  std::vector<Rec> R;
+  A.reserve(Addrs.size() + NewAddrs.size());
+  R.reserve(A.capacity());
+  size_t X = 0, Y = 0;
+  while (X < Addrs.size() || Y < NewAddrs.size()) {
+    if (Y == NewAddrs.size() || (X < Addrs.size() && Addrs[X] < NewAddrs[Y])) {
+      A.push_back(Addrs[X]);
+      R.push_back(Recs[X++]);
+    } else {
+      A.push_back(NewAddrs[Y]);
+      R.push_back(NewRecs[Y++]);
+    }
+  }
+  Addrs = std::move(A);
+  Recs = std::move(R);
+  Hint = 0;
+}
 
 namespace {
 /// Buffered writes to a pipe; a failed write ends the child.
@@ -378,24 +654,53 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
   PipeWriter W(Fd);
   W.byte('U');
   W.u32(context().getNumCompileUnits());
-  Entry E;
+  // Names go once each ('N'), then by number.
+  DenseMap<const char *, uint32_t> Ids;
+  auto id = [&](StringRef S) -> uint32_t {
+    if (S.empty())
+      return 0;
+    auto [It, New] = Ids.try_emplace(S.data(), uint32_t(Ids.size() + 1));
+    if (New) {
+      W.byte('N');
+      W.str(S);
+    }
+    return It->second;
+  };
+  Answer E, Prev;
+  bool HavePrev = false;
   for (uint64_t A : Addrs) {
     E.Frames.clear();
     E.Line = {};
-    lookup(A, E);
+    lookupFast(A, E);
+    // Consecutive instructions of one line have the same answer.
+    if (HavePrev && E.Line.File.data() == Prev.Line.File.data() &&
+        E.Line.Line == Prev.Line.Line &&
+        std::equal(E.Frames.begin(), E.Frames.end(), Prev.Frames.begin(),
+                   Prev.Frames.end(), sameFrame)) {
+      W.byte('R');
+      W.u64(A);
+      continue;
+    }
+    uint32_t LineFile = id(E.Line.File);
+    SmallVector<std::pair<uint32_t, uint32_t>, 4> FrameIds;
+    for (const SourceFrame &F : E.Frames)
+      FrameIds.push_back({id(F.Function), id(F.File)});
     W.byte('A');
     W.u64(A);
     W.u32(E.Line.Line);
-    W.str(E.Line.File);
+    W.u32(LineFile);
     W.u32(uint32_t(E.Frames.size()));
-    for (const SourceFrame &F : E.Frames) {
+    for (size_t K = 0; K < E.Frames.size(); ++K) {
+      const SourceFrame &F = E.Frames[K];
       W.u32(F.LineOffset);
       W.u32(F.Discriminator);
       W.u32(F.DupFactor);
       W.u32(F.Line);
-      W.str(F.Function);
-      W.str(F.File);
+      W.u32(FrameIds[K].first);
+      W.u32(FrameIds[K].second);
     }
+    std::swap(E, Prev);
+    HavePrev = true;
   }
   for (const std::string &Msg : Warnings) {
     W.byte('W');
@@ -406,8 +711,21 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
   _exit(0);
 }
 
-Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units) {
+Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units,
+                               std::vector<uint64_t> &OutAddrs,
+                               std::vector<Rec> &OutRecs) {
   StreamReader R(Data);
+  // The child's names by number (0: none).
+  std::vector<StringRef> Ids{StringRef()};
+  Answer Ans;
+  bool HavePrev = false;
+  uint64_t Last = 0;
+  auto name = [&](uint32_t Id, StringRef &S) {
+    if (Id >= Ids.size())
+      return false;
+    S = Ids[Id];
+    return true;
+  };
   char Tag;
   while (R.byte(Tag)) {
     switch (Tag) {
@@ -418,30 +736,45 @@ Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units) {
       Units = std::max(Units, N);
       continue;
     }
+    case 'N': {
+      StringRef S;
+      if (!R.str(S) || S.empty())
+        break;
+      Ids.push_back(Names.save(S));
+      continue;
+    }
+    case 'R': {
+      uint64_t A;
+      // Addresses come sorted and distinct.
+      if (!R.u64(A) || !HavePrev || A <= Last)
+        break;
+      OutAddrs.push_back(Last = A);
+      OutRecs.push_back(OutRecs.back());
+      continue;
+    }
     case 'A': {
       uint64_t A;
-      uint32_t N, Line;
-      StringRef LineFile;
-      if (!R.u64(A) || !R.u32(Line) || !R.str(LineFile) || !R.u32(N) ||
-          N > (1u << 20))
+      uint32_t N, Line, LineFile;
+      if (!R.u64(A) || (HavePrev && A <= Last) || !R.u32(Line) ||
+          !R.u32(LineFile) || !R.u32(N) || N > (1u << 20) ||
+          !name(LineFile, Ans.Line.File))
         break;
-      Entry &En = Cache[A];
-      En.Line = {LineFile.empty() ? StringRef() : Names.save(LineFile), Line};
-      std::vector<SourceFrame> &Out = En.Frames;
-      Out.clear();
+      Ans.Line.Line = Line;
+      Ans.Frames.clear();
       bool Ok = true;
       for (uint32_t K = 0; K < N && Ok; ++K) {
         SourceFrame F;
-        StringRef Name, File;
+        uint32_t Fn, File;
         Ok = R.u32(F.LineOffset) && R.u32(F.Discriminator) &&
-             R.u32(F.DupFactor) && R.u32(F.Line) && R.str(Name) &&
-             R.str(File);
-        F.Function = Names.save(Name);
-        F.File = File.empty() ? StringRef() : Names.save(File);
-        Out.push_back(F);
+             R.u32(F.DupFactor) && R.u32(F.Line) && R.u32(Fn) &&
+             R.u32(File) && name(Fn, F.Function) && name(File, F.File);
+        Ans.Frames.push_back(F);
       }
       if (!Ok)
         break;
+      OutRecs.push_back(store(Ans, OutRecs.empty() ? nullptr : &OutRecs.back()));
+      OutAddrs.push_back(Last = A);
+      HavePrev = true;
       continue;
     }
     case 'W': {
@@ -463,32 +796,61 @@ Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units) {
 }
 
 Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
-  std::vector<uint64_t> Todo;
-  Todo.reserve(Addrs.size());
-  for (uint64_t A : Addrs)
-    if (!I->Cache.count(A))
-      Todo.push_back(A);
+  std::vector<uint64_t> Todo(Addrs.begin(), Addrs.end());
   llvm::sort(Todo);
   Todo.erase(std::unique(Todo.begin(), Todo.end()), Todo.end());
+  if (!I->Addrs.empty())
+    llvm::erase_if(Todo, [&](uint64_t A) {
+      return std::binary_search(I->Addrs.begin(), I->Addrs.end(), A);
+    });
   if (Todo.empty())
     return Error::success();
+  std::vector<uint64_t> NewAddrs;
+  std::vector<Impl::Rec> NewRecs;
+  NewAddrs.reserve(Todo.size());
+  NewRecs.reserve(Todo.size());
   if (!I->Isolate) {
-    for (uint64_t A : Todo)
-      (void)frames(A);
+    Impl::Answer Ans;
+    for (uint64_t A : Todo) {
+      Ans.Frames.clear();
+      Ans.Line = {};
+      I->lookup(A, Ans);
+      NewRecs.push_back(
+          I->store(Ans, NewRecs.empty() ? nullptr : &NewRecs.back()));
+      NewAddrs.push_back(A);
+    }
+    I->merge(NewAddrs, NewRecs);
     return Error::success();
   }
-  // One child per run of at least 4096 addresses (forking costs more than
-  // looking up a few).
-  Jobs = std::max(1u, std::min<unsigned>(Jobs, (Todo.size() + 4095) / 4096));
+  // The sorted addresses go out in chunks, one child each, at most Jobs at
+  // a time. A child parses only the units its chunk touches, so a chunk
+  // bounds the memory of the DWARF parser. Chunks are few and large: a
+  // fork write-protects the whole address space, and every page either
+  // process writes afterwards costs a copy-on-write fault (with 16 chunks
+  // of 64k addresses those faults took a quarter of the run).
+  constexpr size_t MinChunk = 4096, MaxChunk = 1 << 20;
+  Jobs = std::max(1u, Jobs);
+  size_t Chunk = std::clamp<size_t>((Todo.size() + Jobs - 1) / Jobs, MinChunk,
+                                    MaxChunk);
+  size_t NumChunks = (Todo.size() + Chunk - 1) / Chunk;
+  Chunk = (Todo.size() + NumChunks - 1) / NumChunks;
   struct Child {
     pid_t Pid = -1;
     int Fd = -1;
+    size_t Index = 0;
+    std::string Answer;
   };
-  std::vector<Child> Children;
-  size_t Per = (Todo.size() + Jobs - 1) / Jobs;
-  for (size_t Begin = 0; Begin < Todo.size(); Begin += Per) {
+  std::vector<Child> Running;
+  // Each chunk's records, absorbed as its child ends, joined in order.
+  std::vector<std::vector<uint64_t>> ChunkAddrs(NumChunks);
+  std::vector<std::vector<Impl::Rec>> ChunkRecs(NumChunks);
+  std::optional<Error> Err;
+  uint32_t Units = 0;
+  size_t Next = 0;
+  auto start = [&]() -> Error {
+    size_t Begin = Next * Chunk;
     ArrayRef<uint64_t> Run =
-        ArrayRef(Todo).slice(Begin, std::min(Per, Todo.size() - Begin));
+        ArrayRef(Todo).slice(Begin, std::min(Chunk, Todo.size() - Begin));
     int P[2];
     if (::pipe(P) != 0)
       return makeError("{0}: debug info: cannot make a pipe: {1}", I->Path,
@@ -497,7 +859,7 @@ Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
     pid_t Pid = ::fork();
     if (Pid == 0) {
       ::close(P[0]);
-      for (const Child &C : Children)
+      for (const Child &C : Running)
         ::close(C.Fd);
       I->serve(Run, P[1]);
     }
@@ -507,30 +869,17 @@ Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
       return makeError("{0}: debug info: cannot start a process: {1}",
                        I->Path, strerror(errno));
     }
-    Children.push_back({Pid, P[0]});
-  }
-  // Read every answer, then reap every child, so none is left behind.
-  std::vector<std::string> Answers(Children.size());
-  for (size_t K = 0; K < Children.size(); ++K) {
-    char Buf[1 << 16];
-    for (;;) {
-      ssize_t N = ::read(Children[K].Fd, Buf, sizeof(Buf));
-      if (N < 0 && errno == EINTR)
-        continue;
-      if (N <= 0)
-        break;
-      Answers[K].append(Buf, size_t(N));
-    }
-    ::close(Children[K].Fd);
-  }
-  std::optional<Error> Err;
-  uint32_t Units = 0;
-  for (size_t K = 0; K < Children.size(); ++K) {
+    Running.push_back({Pid, P[0], Next++, {}});
+    return Error::success();
+  };
+  // Reaps C (its pipe at its end) and absorbs its answer.
+  auto finish = [&](Child &C) {
+    ::close(C.Fd);
     int Status = 0;
-    while (::waitpid(Children[K].Pid, &Status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(C.Pid, &Status, 0) < 0 && errno == EINTR) {
     }
     if (Err)
-      continue;
+      return;
     if (WIFSIGNALED(Status))
       Err = makeError(
           "{0}: debug info: LLVM's DWARF parser crashed on it (signal {1}, "
@@ -546,11 +895,51 @@ Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
       Err = makeError("{0}: debug info: the DWARF reader failed (exit status "
                       "{1}); the DWARF may be corrupt",
                       I->Path, WEXITSTATUS(Status));
-    else if (Error E = I->absorb(Answers[K], Units))
+    else if (Error E = I->absorb(C.Answer, Units, ChunkAddrs[C.Index],
+                                 ChunkRecs[C.Index]))
       Err = std::move(E);
+    std::string().swap(C.Answer);
+  };
+  while (Next < NumChunks || !Running.empty()) {
+    while (!Err && Next < NumChunks && Running.size() < Jobs)
+      if (Error E = start())
+        Err = std::move(E);
+    if (Running.empty())
+      break;
+    std::vector<pollfd> Fds;
+    for (const Child &C : Running)
+      Fds.push_back({C.Fd, POLLIN, 0});
+    if (::poll(Fds.data(), Fds.size(), -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      // Cannot wait on the pipes: read them one after the other.
+      for (pollfd &P : Fds)
+        P.revents = POLLIN;
+    }
+    for (size_t K = Running.size(); K-- > 0;) {
+      if (!Fds[K].revents)
+        continue;
+      char Buf[1 << 16];
+      ssize_t N = ::read(Running[K].Fd, Buf, sizeof(Buf));
+      if (N < 0 && errno == EINTR)
+        continue;
+      if (N > 0) {
+        Running[K].Answer.append(Buf, size_t(N));
+        continue;
+      }
+      finish(Running[K]);
+      Running.erase(Running.begin() + K);
+    }
   }
   if (Err)
     return std::move(*Err);
+  for (size_t K = 0; K < NumChunks; ++K) {
+    NewAddrs.insert(NewAddrs.end(), ChunkAddrs[K].begin(), ChunkAddrs[K].end());
+    NewRecs.insert(NewRecs.end(), ChunkRecs[K].begin(), ChunkRecs[K].end());
+    std::vector<uint64_t>().swap(ChunkAddrs[K]);
+    std::vector<Impl::Rec>().swap(ChunkRecs[K]);
+  }
+  I->merge(NewAddrs, NewRecs);
   I->HasDebug = Units > 0;
   return Error::success();
 }

@@ -18,27 +18,58 @@ using namespace llvm::sampleprof;
 namespace lbr2prof {
 
 namespace {
-/// The profile node for the innermost frame of Frames, creating the inline
-/// chain from the outermost function down; adds Total to the total samples
-/// of every node on the chain (the function and each inlined call site).
-FunctionSamples &nodeFor(SampleProfileMap &M, ArrayRef<SourceFrame> Frames,
-                         uint64_t Total = 0) {
-  const SourceFrame &Top = Frames.back();
-  FunctionSamples *FS = &M.create(SampleContext(FunctionId(Top.Function)));
-  FS->addTotalSamples(Total);
-  for (size_t K = Frames.size() - 1; K > 0; --K) {
-    const SourceFrame &Site = Frames[K];
-    const SourceFrame &Callee = Frames[K - 1];
-    FunctionSamplesMap &Inl = FS->functionSamplesAt(
-        LineLocation(Site.LineOffset, Site.Discriminator));
-    auto [It, New] = Inl.try_emplace(FunctionId(Callee.Function));
-    if (New)
-      It->second.setFunction(FunctionId(Callee.Function));
-    FS = &It->second;
-    FS->addTotalSamples(Total);
+/// Profile nodes by inline stack. The Symbolizer interns names and shares
+/// one copy of a stack among the addresses that have it, so a stack (and a
+/// name) is known by its address: each is hashed (MD5 of the name, in
+/// SampleProfileMap) and walked once, not once per instruction. The nodes
+/// are stable: SampleProfileMap and FunctionSamplesMap are node-based.
+class Nodes {
+public:
+  explicit Nodes(SampleProfileMap &M) : M(M) {}
+  /// The profile node for the innermost frame of Frames, creating the
+  /// inline chain from the outermost function down; adds Total to the total
+  /// samples of every node on the chain (the function and each inlined
+  /// call site).
+  FunctionSamples &nodeFor(ArrayRef<SourceFrame> Frames, uint64_t Total = 0) {
+    auto [It, New] = Chains.try_emplace(Frames.data());
+    if (New) {
+      It->second.first = uint32_t(Chain.size());
+      FunctionSamples *FS = &function(Frames.back().Function);
+      Chain.push_back(FS);
+      for (size_t K = Frames.size() - 1; K > 0; --K) {
+        const SourceFrame &Site = Frames[K];
+        const SourceFrame &Callee = Frames[K - 1];
+        FunctionSamplesMap &Inl = FS->functionSamplesAt(
+            LineLocation(Site.LineOffset, Site.Discriminator));
+        auto [CIt, CNew] = Inl.try_emplace(FunctionId(Callee.Function));
+        if (CNew)
+          CIt->second.setFunction(FunctionId(Callee.Function));
+        FS = &CIt->second;
+        Chain.push_back(FS);
+      }
+      It->second.second = uint32_t(Chain.size());
+    }
+    auto [B, E] = It->second;
+    if (Total)
+      for (uint32_t K = B; K < E; ++K)
+        Chain[K]->addTotalSamples(Total);
+    return *Chain[E - 1];
   }
-  return *FS;
-}
+  /// The top-level profile of a function (Name interned).
+  FunctionSamples &function(StringRef Name) {
+    auto [It, New] = Tops.try_emplace(Name.data());
+    if (New)
+      It->second = &M.create(SampleContext(FunctionId(Name)));
+    return *It->second;
+  }
+
+private:
+  SampleProfileMap &M;
+  /// Stack (its first frame) -> its nodes in Chain, outermost first.
+  DenseMap<const SourceFrame *, std::pair<uint32_t, uint32_t>> Chains;
+  std::vector<FunctionSamples *> Chain;
+  DenseMap<const char *, FunctionSamples *> Tops;
+};
 
 /// The body samples of FS and of everything inlined into it (what the total
 /// samples were before they counted bytes; the density below keeps it).
@@ -77,8 +108,11 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
   SampleProfileResult R;
   SampleProfileStats &St = R.Stats;
   SampleProfileMap &M = R.Profiles;
-  // Body samples: maximum over the instructions of one location.
-  std::map<std::pair<FunctionSamples *, LineLocation>, uint64_t> Body;
+  Nodes N(M);
+  // Body samples: maximum over the instructions of one location (line
+  // offset << 32 | discriminator). Each location is added once, so the
+  // order of the map does not matter.
+  DenseMap<std::pair<FunctionSamples *, uint64_t>, uint64_t> Body;
   // Every instruction of a function that ran at all is visited: code that
   // never ran gets explicit 0 samples, which tells the compiler it is cold
   // (a line with no record would be left for it to guess).
@@ -106,16 +140,16 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
       // per line); totals in body units (about a tenth of these) make
       // every inlined site look colder than in both peers' profiles of
       // the same data, which are what clang's thresholds were tuned on.
-      FunctionSamples &FS = nodeFor(M, Frames, Count * I.Size);
+      FunctionSamples &FS = N.nodeFor(Frames, Count * I.Size);
       uint64_t C = Count * Frames.front().DupFactor;
       uint64_t &Max =
-          Body[{&FS, LineLocation(Frames.front().LineOffset,
-                                  Frames.front().Discriminator)}];
+          Body[{&FS, uint64_t(Frames.front().LineOffset) << 32 |
+                         Frames.front().Discriminator}];
       Max = std::max(Max, C);
     }
   }
   for (const auto &[K, C] : Body)
-    K.first->addBodySamples(K.second.LineOffset, K.second.Discriminator, C);
+    K.first->addBodySamples(uint32_t(K.second >> 32), uint32_t(K.second), C);
 
   // Calls: call instructions to function entries, and tail calls (jumps
   // from one function to another's entry, which clang sees as calls).
@@ -147,10 +181,10 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
       // clang takes a function's entry count from its head samples, and
       // a hot function with none looks cold to every pass that asks
       // (sqlite's record comparators, called only that way, had none).
-      M.create(SampleContext(FunctionId(CalleeName))).addHeadSamples(E.Count);
+      N.function(CalleeName).addHeadSamples(E.Count);
       if (Site.empty())
         continue;
-      FunctionSamples &FS = nodeFor(M, Site);
+      FunctionSamples &FS = N.nodeFor(Site);
       FS.addCalledTargetSamples(Site.front().LineOffset,
                                 Site.front().Discriminator,
                                 FunctionId(CalleeName), E.Count);
@@ -168,8 +202,7 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
     ArrayRef<SourceFrame> Target = Sym.frames(E.To);
     if (Target.empty())
       continue;
-    M.create(SampleContext(FunctionId(Target.back().Function)))
-        .addHeadSamples(E.Count);
+    N.function(Target.back().Function).addHeadSamples(E.Count);
   }
 
   // Density of the hot functions, in body samples per instruction.

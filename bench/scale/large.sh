@@ -1,0 +1,89 @@
+#!/bin/sh
+# Binary size (issue 23): lbr2prof against llvm-profgen (line profile) and
+# perf2bolt (fdata) on generated programs of about 20, 100 and 300 MB with
+# full DWARF (bench/scale/gen-large.py), each recorded twice with
+# utils/lbr-record: narrow (every 100th function hot) and broad (every
+# function hot), with the same number of executed instructions (so about
+# the same number of samples). Every tool runs on the same perf.data in the
+# same run, through bench/scale/measure.py (wall time, peak RSS, peak
+# anonymous memory of the process tree). Prints a table with ratios (never
+# a verdict), writes bench/results/large.csv, and with REPORT=1 the table
+# into bench/scale/README.md and the plot bench/scale/large.png.
+#
+# usage: bench/scale/large.sh
+# env:   FUNCS     function counts (default "32000 160000 480000": 20, 100,
+#                  300 MB)
+#        RUNS      runs of each lbr2prof command (default 3; peers once)
+#        REF       another lbr2prof (e.g. /work/main/build/bin/lbr2prof):
+#                  its line profile and fdata are compared with cmp
+#        WORK      (default $TMPDIR/lbr2prof-large; kept: the binaries take
+#                  minutes to build)
+#        BUILD_DIR (default build); REPORT=1 updates README.md and the plot
+set -eu
+cd "$(dirname "$0")/../.."
+LBR2PROF=${BUILD_DIR:-build}/bin/lbr2prof
+P2B=/usr/lib/llvm-19/bin/perf2bolt
+PG=/usr/lib/llvm-19/bin/llvm-profgen
+FUNCS=${FUNCS:-"32000 160000 480000"}
+RUNS=${RUNS:-3}
+W=${WORK:-${TMPDIR:-/tmp}/lbr2prof-large}
+[ -x "$LBR2PROF" ] || { echo "error: $LBR2PROF not built (sh utils/build.sh)" >&2; exit 1; }
+mkdir -p "$W" bench/results
+B=$W/lbr2prof
+cp "$LBR2PROF" "$B"
+CSV=bench/results/large.csv
+REV="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib tools include 2>/dev/null || echo '+changes')"
+echo "functions,binary_mb,profile,samples,tool,run,seconds,max_rss_kb,anon_kb,status,same_as_ref" > "$CSV"
+echo "lbr2prof $REV; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# run N MB PROFILE SAMPLES TOOL OUT CMD...: one timed run, a CSV row.
+run() {
+  n=$1 mb=$2 prof=$3 samples=$4 tool=$5 r=$6 out=$7; shift 7
+  rm -f "$out"
+  m=$(python3 bench/scale/measure.py "$W/log" -- "$@")
+  set -- $m
+  status=ok
+  [ "$4" = 0 ] || status="exit $4: $(tail -n 1 "$W/log" | tr ',' ';')"
+  same=
+  case $tool in
+    lbr2prof-prof) [ -z "${REF:-}" ] || same=$(cmp -s "$out" "$W/ref.prof" && echo yes || echo NO) ;;
+    lbr2prof-fdata) [ -z "${REF:-}" ] || same=$(cmp -s "$out" "$W/ref.fdata" && echo yes || echo NO) ;;
+  esac
+  echo "$n,$mb,$prof,$samples,$tool,$r,$1,$2,$3,$status,$same" >> "$CSV"
+  printf '  %-15s %8.3f s %8.1f MB rss %8.1f MB anon %s %s\n' "$tool" "$1" \
+    "$(echo "$2" | awk '{print $1/1024}')" "$(echo "$3" | awk '{print $1/1024}')" \
+    "$status" "${same:+same-as-ref=$same}"
+}
+
+for n in $FUNCS; do
+  python3 bench/scale/gen-large.py --functions "$n" --out "$W/gen"
+  BIN=$W/gen/large-$n
+  mb=$(stat -c %s "$BIN" | awk '{printf "%.1f", $1/1e6}')
+  for prof in narrow broad; do
+    D=$W/$prof-$n.data
+    if [ "$prof" = narrow ]; then args="100 1000"; else args="1 10"; fi
+    [ -f "$D" ] || utils/lbr-record -q -o "$D" --period 2000 -- "$BIN" $args > /dev/null
+    samples=$("$B" dump --summary "$D" | awk '/^samples:/ {print $2}')
+    echo "== $n functions, $mb MB, $prof, $samples samples"
+    if [ -n "${REF:-}" ]; then
+      "$REF" "$D" --binary "$BIN" -o "$W/ref.prof" 2> /dev/null
+      "$REF" "$D" --binary "$BIN" -o "$W/ref.fdata" 2> /dev/null
+    fi
+    cat "$D" "$BIN" > /dev/null
+    r=1
+    while [ "$r" -le "$RUNS" ]; do
+      run "$n" "$mb" $prof "$samples" lbr2prof-prof $r "$W/o.prof" "$B" "$D" --binary "$BIN" -o "$W/o.prof"
+      run "$n" "$mb" $prof "$samples" lbr2prof-fdata $r "$W/o.fdata" "$B" "$D" --binary "$BIN" -o "$W/o.fdata"
+      r=$((r + 1))
+    done
+    run "$n" "$mb" $prof "$samples" llvm-profgen 1 "$W/p.prof" "$PG" --binary "$BIN" --perfdata "$D" --output "$W/p.prof"
+    run "$n" "$mb" $prof "$samples" perf2bolt 1 "$W/p.fdata" "$P2B" -p "$D" -o "$W/p.fdata" "$BIN"
+  done
+done
+echo
+if [ "${REPORT:-0}" = 1 ]; then
+  /usr/bin/python3 bench/scale/large-report.py "$CSV" --rev "$REV" --load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    --readme bench/scale/README.md --png bench/scale/large.png
+else
+  python3 bench/scale/large-report.py "$CSV" --rev "$REV"
+fi
