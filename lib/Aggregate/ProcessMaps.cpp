@@ -12,6 +12,10 @@ using namespace llvm;
 namespace lbr2prof {
 
 unsigned ProcessMaps::dsoIndex(StringRef Path, ArrayRef<uint8_t> BuildId) {
+  if (Dsos.size() + 1 >= MaxDsos && !DsoByPath.count(Path)) {
+    Path = OverflowDsoPath;
+    BuildId = {};
+  }
   auto [It, New] = DsoByPath.try_emplace(Path, unsigned(Dsos.size()));
   if (New) {
     Dsos.push_back({Path.str(), {}});

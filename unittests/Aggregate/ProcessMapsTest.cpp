@@ -42,6 +42,32 @@ TEST(ProcessMaps, LookupAndFileOffset) {
   EXPECT_EQ(M.find(2, 0x555010, AddrMode::Either), nullptr);
 }
 
+TEST(ProcessMaps, FilesPastALocsRangeShareOneIndex) {
+  ProcessMaps M;
+  const unsigned N = ProcessMaps::MaxDsos + 100;
+  std::string Name;
+  for (unsigned I = 0; I < N; ++I) {
+    Name = "/lib/f" + std::to_string(I);
+    M.addMmap(mm(I + 1, 0x100000, 0x1000, 0, Name)); // one file a process
+
+  }
+  ASSERT_EQ(M.dsos().size(), size_t(ProcessMaps::MaxDsos));
+  const Mapping *First = M.find(1, 0x100000, AddrMode::User);
+  const Mapping *Last = M.find(N, 0x100000, AddrMode::User);
+  ASSERT_TRUE(First && Last);
+  EXPECT_EQ(M.dsos()[First->Dso].Path, "/lib/f0");
+  EXPECT_EQ(M.dsos()[Last->Dso].Path, ProcessMaps::OverflowDsoPath);
+  // Every index round-trips through a Loc, and no Loc has the top bit set.
+  Loc L = makeLoc(Last->Dso, 0x123);
+  EXPECT_EQ(locDso(L), int(Last->Dso));
+  EXPECT_EQ(locOffset(L), 0x123u);
+  EXPECT_EQ(L >> 63, 0u);
+  // A file seen before the limit keeps its own index.
+  M.addMmap(mm(N + 1, 0x100000, 0x1000, 0, "/lib/f7"));
+  EXPECT_EQ(M.dsos()[M.find(N + 1, 0x100000, AddrMode::User)->Dso].Path,
+            "/lib/f7");
+}
+
 TEST(ProcessMaps, NewerMappingReplacesOverlap) {
   ProcessMaps M;
   M.addMmap(mm(1, 0x1000, 0x3000, 0, "/old"));

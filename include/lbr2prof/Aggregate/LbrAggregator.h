@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -33,9 +34,12 @@
 namespace lbr2prof {
 
 /// A DSO-relative location: (dso + 1) << 48 | file offset; 0 = external.
+/// The DSO index has 15 bits (MaxDsos, ProcessMaps keeps within it), so a
+/// Loc never has its top bit set (report keys use that bit).
 using Loc = uint64_t;
 constexpr Loc ExternalLoc = 0;
 inline Loc makeLoc(unsigned Dso, uint64_t FileOffset) {
+  assert(Dso + 1 < (1u << 15) && "DSO index out of a Loc's range");
   return (uint64_t(Dso + 1) << 48) | (FileOffset & ((1ULL << 48) - 1));
 }
 inline int locDso(Loc L) { return int(L >> 48) - 1; }

@@ -84,6 +84,13 @@ public:
   const Mapping *findUser(uint32_t Pid, uint64_t A) const;
   const Mapping *findKernel(uint64_t A) const { return lookup(Kernel, A); }
   const std::vector<DsoInfo> &dsos() const { return Dsos; }
+  /// Distinct mapped files a Loc can name (15 bits of DSO index). Files
+  /// past the last but one share the last index, named OverflowDsoPath:
+  /// their samples are counted apart from every real file (a recording of
+  /// a whole system over days can map that many; the 65,536th file used to
+  /// wrap around to file #0).
+  static constexpr unsigned MaxDsos = (1u << 15) - 1;
+  static constexpr const char *OverflowDsoPath = "[more mapped files]";
   /// Forgets every process (between input files) but keeps the DSO table,
   /// so DSO indices stay valid across files.
   void clearProcesses() {
