@@ -20,6 +20,7 @@
 #include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/TargetParser/Triple.h"
 #include <thread>
 
@@ -173,15 +174,11 @@ void BinaryImage::decodeFunctions(ArrayRef<unsigned> FuncIndices,
       (void)instructions(F);
     return;
   }
-  std::atomic<size_t> Next{0};
-  std::vector<std::thread> Pool;
-  for (unsigned T = 0; T < Threads; ++T)
-    Pool.emplace_back([&] {
-      for (size_t K; (K = Next.fetch_add(1)) < FuncIndices.size();)
-        (void)instructions(FuncIndices[K]);
-    });
-  for (std::thread &T : Pool)
-    T.join();
+  // One task per function: LLVM's pool hands them out as threads free up.
+  DefaultThreadPool Pool(hardware_concurrency(Threads));
+  for (unsigned F : FuncIndices)
+    Pool.async([this, F] { (void)instructions(F); });
+  Pool.wait();
 }
 
 } // namespace lbr2prof

@@ -13,26 +13,21 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Report/Report.h"
+#include "lbr2prof/Support/Hash.h"
 
 using namespace llvm;
 
 namespace lbr2prof {
 
-static uint64_t mix(uint64_t H, uint64_t V) {
-  H ^= V + 0x9e3779b97f4a7c15ULL + (H << 6) + (H >> 2);
-  return H * 0xff51afd7ed558ccdULL;
-}
-
 unsigned BlockCyclesKeyInfo::getHashValue(const BlockCyclesKey &K) {
-  uint64_t H = mix(mix(mix(0, K.Start), K.End), K.Cycles);
-  return unsigned(H ^ (H >> 32));
+  return hashFold(hashMix(hashMix(hashMix(0, K.Start), K.End), K.Cycles));
 }
 
 unsigned PathKeyInfo::getHashValue(const PathKey &K) {
   uint64_t H = 0;
   for (Loc L : K.Ends)
-    H = mix(H, L);
-  return unsigned(H ^ (H >> 32));
+    H = hashMix(H, L);
+  return hashFold(H);
 }
 
 ReportCollector::ReportCollector(LbrAggregator &Agg,

@@ -27,6 +27,7 @@
 #ifndef LBR2PROF_AGGREGATE_CONTEXTS_H
 #define LBR2PROF_AGGREGATE_CONTEXTS_H
 
+#include "lbr2prof/Support/Hash.h"
 #include "lbr2prof/Aggregate/ProcessMaps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -100,10 +101,7 @@ struct ContextKeyInfo {
   static ContextKey getEmptyKey() { return {~0u, ~0ULL, ~0ULL}; }
   static ContextKey getTombstoneKey() { return {~0u - 1, ~0ULL, ~0ULL}; }
   static unsigned getHashValue(const ContextKey &K) {
-    uint64_t H = (uint64_t(K.Ctx) + 1) * 0x9e3779b97f4a7c15ULL;
-    H ^= (K.A + (H << 6) + (H >> 2)) * 0xc2b2ae3d27d4eb4fULL;
-    H ^= (K.B + (H << 6) + (H >> 2)) * 0x165667b19e3779f9ULL;
-    return unsigned(H ^ (H >> 32));
+    return hashFold(hashMix(hashMix(hashMix(0, K.Ctx), K.A), K.B));
   }
   static bool isEqual(const ContextKey &X, const ContextKey &Y) {
     return X == Y;

@@ -23,6 +23,7 @@
 #include "lbr2prof/Aggregate/Contexts.h"
 #include "lbr2prof/Aggregate/ProcessMaps.h"
 #include "lbr2prof/PerfData/PerfReader.h"
+#include "lbr2prof/Support/Hash.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -185,10 +186,7 @@ public:
     static TraceKey getEmptyKey() { return {~0ULL, ~0ULL, ~0ULL}; }
     static TraceKey getTombstoneKey() { return {~0ULL - 1, ~0ULL, ~0ULL}; }
     static unsigned getHashValue(const TraceKey &K) {
-      uint64_t H = K.From * 0x9e3779b97f4a7c15ULL;
-      H ^= (K.To + (H << 6) + (H >> 2)) * 0xc2b2ae3d27d4eb4fULL;
-      H ^= (K.Next + (H << 6) + (H >> 2)) * 0x165667b19e3779f9ULL;
-      return unsigned(H ^ (H >> 32));
+      return hashFold(hashMix(hashMix(hashMix(0, K.From), K.To), K.Next));
     }
     static bool isEqual(const TraceKey &A, const TraceKey &B) { return A == B; }
   };
