@@ -238,6 +238,10 @@ public:
     }
     return &EIt->second;
   }
+  /// Looks each of Todo up in this process (not isolated), appending the
+  /// addresses and their records to NewAddrs and NewRecs.
+  void lookupAll(ArrayRef<uint64_t> Todo, std::vector<uint64_t> &NewAddrs,
+                 std::vector<Rec> &NewRecs);
   /// Adds sorted new records (addresses not known yet) to Addrs and Recs.
   void merge(std::vector<uint64_t> &NewAddrs, std::vector<Rec> &NewRecs);
 };
@@ -795,14 +799,209 @@ Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units,
                    Path);
 }
 
-Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
+void Symbolizer::Impl::lookupAll(ArrayRef<uint64_t> Todo,
+                                 std::vector<uint64_t> &NewAddrs,
+                                 std::vector<Rec> &NewRecs) {
+  Answer Ans;
+  for (uint64_t A : Todo) {
+    Ans.Frames.clear();
+    Ans.Line = {};
+    lookup(A, Ans);
+    NewRecs.push_back(store(Ans, NewRecs.empty() ? nullptr : &NewRecs.back()));
+    NewAddrs.push_back(A);
+  }
+}
+
+namespace {
+/// The addresses of Addrs not in Known (sorted), sorted and distinct.
+std::vector<uint64_t> unknownAddresses(ArrayRef<uint64_t> Addrs,
+                                       ArrayRef<uint64_t> Known) {
   std::vector<uint64_t> Todo(Addrs.begin(), Addrs.end());
   llvm::sort(Todo);
   Todo.erase(std::unique(Todo.begin(), Todo.end()), Todo.end());
-  if (!I->Addrs.empty())
+  if (!Known.empty())
     llvm::erase_if(Todo, [&](uint64_t A) {
-      return std::binary_search(I->Addrs.begin(), I->Addrs.end(), A);
+      return std::binary_search(Known.begin(), Known.end(), A);
     });
+  return Todo;
+}
+
+/// One child process of prefetch(): its pid, the read end of its pipe, the
+/// index of its chunk, and what it has written so far.
+struct Child {
+  pid_t Pid = -1;
+  int Fd = -1;
+  size_t Index = 0;
+  std::string Answer;
+};
+
+/// prefetch() isolated: the sorted addresses go out in chunks, one child
+/// each, at most Jobs at a time; each child's answer is absorbed as it
+/// ends, and the chunks' records are joined in order at the end.
+class ChildPool {
+public:
+  /// Addrs: sorted, distinct, not empty; MaxJobs: children at a time (0
+  /// counts as 1).
+  ChildPool(Symbolizer::Impl &Sym, ArrayRef<uint64_t> Addrs, unsigned MaxJobs);
+  /// Runs every chunk's child; the first error (no pipe, no process, a
+  /// child that failed or answered badly) stops new children, waits for
+  /// the running ones and is returned.
+  Error run();
+  /// Appends the chunks' addresses and records, in order, to NewAddrs and
+  /// NewRecs (freeing each chunk's as it goes).
+  void join(std::vector<uint64_t> &NewAddrs,
+            std::vector<Symbolizer::Impl::Rec> &NewRecs);
+  /// The most compile units a child found.
+  uint32_t units() const { return Units; }
+
+private:
+  /// Forks the child of chunk Next, which serves its addresses on a pipe.
+  Error start();
+  /// Waits for the running children's pipes to fill and reads them;
+  /// finishes each child whose pipe has ended.
+  void readReady();
+  /// Reaps C (its pipe at its end) and absorbs its answer; the first
+  /// failure goes to Err.
+  void finish(Child &C);
+
+  Symbolizer::Impl &I;
+  ArrayRef<uint64_t> Todo;
+  unsigned Jobs;
+  size_t Chunk = 0, NumChunks = 0;
+  std::vector<Child> Running;
+  /// Each chunk's records, absorbed as its child ends.
+  std::vector<std::vector<uint64_t>> ChunkAddrs;
+  std::vector<std::vector<Symbolizer::Impl::Rec>> ChunkRecs;
+  std::optional<Error> Err;
+  uint32_t Units = 0;
+  size_t Next = 0;
+};
+
+ChildPool::ChildPool(Symbolizer::Impl &Sym, ArrayRef<uint64_t> Addrs,
+                     unsigned MaxJobs)
+    : I(Sym), Todo(Addrs), Jobs(std::max(1u, MaxJobs)) {
+  // A child parses only the units its chunk touches, so a chunk bounds the
+  // memory of the DWARF parser. Chunks are few and large: a fork
+  // write-protects the whole address space, and every page either process
+  // writes afterwards costs a copy-on-write fault (with 16 chunks of 64k
+  // addresses those faults took a quarter of the run).
+  constexpr size_t MinChunk = 4096, MaxChunk = 1 << 20;
+  Chunk =
+      std::clamp<size_t>((Todo.size() + Jobs - 1) / Jobs, MinChunk, MaxChunk);
+  NumChunks = (Todo.size() + Chunk - 1) / Chunk;
+  Chunk = (Todo.size() + NumChunks - 1) / NumChunks;
+  ChunkAddrs.resize(NumChunks);
+  ChunkRecs.resize(NumChunks);
+}
+
+Error ChildPool::run() {
+  while (Next < NumChunks || !Running.empty()) {
+    while (!Err && Next < NumChunks && Running.size() < Jobs)
+      if (Error E = start())
+        Err = std::move(E);
+    if (Running.empty())
+      break;
+    readReady();
+  }
+  if (Err)
+    return std::move(*Err);
+  return Error::success();
+}
+
+Error ChildPool::start() {
+  size_t Begin = Next * Chunk;
+  ArrayRef<uint64_t> Run =
+      Todo.slice(Begin, std::min(Chunk, Todo.size() - Begin));
+  int P[2];
+  if (::pipe(P) != 0)
+    return makeError("{0}: debug info: cannot make a pipe: {1}", I.Path,
+                     strerror(errno));
+  fflush(nullptr);
+  pid_t Pid = ::fork();
+  if (Pid == 0) {
+    ::close(P[0]);
+    for (const Child &C : Running)
+      ::close(C.Fd);
+    I.serve(Run, P[1]);
+  }
+  ::close(P[1]);
+  if (Pid < 0) {
+    ::close(P[0]);
+    return makeError("{0}: debug info: cannot start a process: {1}", I.Path,
+                     strerror(errno));
+  }
+  Running.push_back({Pid, P[0], Next++, {}});
+  return Error::success();
+}
+
+void ChildPool::readReady() {
+  std::vector<pollfd> Fds;
+  for (const Child &C : Running)
+    Fds.push_back({C.Fd, POLLIN, 0});
+  if (::poll(Fds.data(), Fds.size(), -1) < 0) {
+    if (errno == EINTR)
+      return;
+    // Cannot wait on the pipes: read them one after the other.
+    for (pollfd &P : Fds)
+      P.revents = POLLIN;
+  }
+  for (size_t K = Running.size(); K-- > 0;) {
+    if (!Fds[K].revents)
+      continue;
+    char Buf[1 << 16];
+    ssize_t N = ::read(Running[K].Fd, Buf, sizeof(Buf));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N > 0) {
+      Running[K].Answer.append(Buf, size_t(N));
+      continue;
+    }
+    finish(Running[K]);
+    Running.erase(Running.begin() + K);
+  }
+}
+
+void ChildPool::finish(Child &C) {
+  ::close(C.Fd);
+  int Status = 0;
+  while (::waitpid(C.Pid, &Status, 0) < 0 && errno == EINTR) {
+  }
+  if (Err)
+    return;
+  if (WIFSIGNALED(Status))
+    Err = makeError(
+        "{0}: debug info: LLVM's DWARF parser crashed on it (signal {1}, "
+        "{2}): the DWARF is corrupt; fdata output (-o x.fdata) does not "
+        "need debug info",
+        I.Path, WTERMSIG(Status), strsignal(WTERMSIG(Status)));
+  else if (WIFEXITED(Status) && WEXITSTATUS(Status) == 4)
+    Err = makeError("{0}: debug info: LLVM's DWARF parser gave up on it "
+                    "(fatal error): the DWARF is corrupt; fdata output "
+                    "(-o x.fdata) does not need debug info",
+                    I.Path);
+  else if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0)
+    Err = makeError("{0}: debug info: the DWARF reader failed (exit status "
+                    "{1}); the DWARF may be corrupt",
+                    I.Path, WEXITSTATUS(Status));
+  else if (Error E = I.absorb(C.Answer, Units, ChunkAddrs[C.Index],
+                              ChunkRecs[C.Index]))
+    Err = std::move(E);
+  std::string().swap(C.Answer);
+}
+
+void ChildPool::join(std::vector<uint64_t> &NewAddrs,
+                     std::vector<Symbolizer::Impl::Rec> &NewRecs) {
+  for (size_t K = 0; K < NumChunks; ++K) {
+    NewAddrs.insert(NewAddrs.end(), ChunkAddrs[K].begin(), ChunkAddrs[K].end());
+    NewRecs.insert(NewRecs.end(), ChunkRecs[K].begin(), ChunkRecs[K].end());
+    std::vector<uint64_t>().swap(ChunkAddrs[K]);
+    std::vector<Symbolizer::Impl::Rec>().swap(ChunkRecs[K]);
+  }
+}
+} // namespace
+
+Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
+  std::vector<uint64_t> Todo = unknownAddresses(Addrs, I->Addrs);
   if (Todo.empty())
     return Error::success();
   std::vector<uint64_t> NewAddrs;
@@ -810,137 +1009,16 @@ Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
   NewAddrs.reserve(Todo.size());
   NewRecs.reserve(Todo.size());
   if (!I->Isolate) {
-    Impl::Answer Ans;
-    for (uint64_t A : Todo) {
-      Ans.Frames.clear();
-      Ans.Line = {};
-      I->lookup(A, Ans);
-      NewRecs.push_back(
-          I->store(Ans, NewRecs.empty() ? nullptr : &NewRecs.back()));
-      NewAddrs.push_back(A);
-    }
+    I->lookupAll(Todo, NewAddrs, NewRecs);
     I->merge(NewAddrs, NewRecs);
     return Error::success();
   }
-  // The sorted addresses go out in chunks, one child each, at most Jobs at
-  // a time. A child parses only the units its chunk touches, so a chunk
-  // bounds the memory of the DWARF parser. Chunks are few and large: a
-  // fork write-protects the whole address space, and every page either
-  // process writes afterwards costs a copy-on-write fault (with 16 chunks
-  // of 64k addresses those faults took a quarter of the run).
-  constexpr size_t MinChunk = 4096, MaxChunk = 1 << 20;
-  Jobs = std::max(1u, Jobs);
-  size_t Chunk = std::clamp<size_t>((Todo.size() + Jobs - 1) / Jobs, MinChunk,
-                                    MaxChunk);
-  size_t NumChunks = (Todo.size() + Chunk - 1) / Chunk;
-  Chunk = (Todo.size() + NumChunks - 1) / NumChunks;
-  struct Child {
-    pid_t Pid = -1;
-    int Fd = -1;
-    size_t Index = 0;
-    std::string Answer;
-  };
-  std::vector<Child> Running;
-  // Each chunk's records, absorbed as its child ends, joined in order.
-  std::vector<std::vector<uint64_t>> ChunkAddrs(NumChunks);
-  std::vector<std::vector<Impl::Rec>> ChunkRecs(NumChunks);
-  std::optional<Error> Err;
-  uint32_t Units = 0;
-  size_t Next = 0;
-  auto start = [&]() -> Error {
-    size_t Begin = Next * Chunk;
-    ArrayRef<uint64_t> Run =
-        ArrayRef(Todo).slice(Begin, std::min(Chunk, Todo.size() - Begin));
-    int P[2];
-    if (::pipe(P) != 0)
-      return makeError("{0}: debug info: cannot make a pipe: {1}", I->Path,
-                       strerror(errno));
-    fflush(nullptr);
-    pid_t Pid = ::fork();
-    if (Pid == 0) {
-      ::close(P[0]);
-      for (const Child &C : Running)
-        ::close(C.Fd);
-      I->serve(Run, P[1]);
-    }
-    ::close(P[1]);
-    if (Pid < 0) {
-      ::close(P[0]);
-      return makeError("{0}: debug info: cannot start a process: {1}",
-                       I->Path, strerror(errno));
-    }
-    Running.push_back({Pid, P[0], Next++, {}});
-    return Error::success();
-  };
-  // Reaps C (its pipe at its end) and absorbs its answer.
-  auto finish = [&](Child &C) {
-    ::close(C.Fd);
-    int Status = 0;
-    while (::waitpid(C.Pid, &Status, 0) < 0 && errno == EINTR) {
-    }
-    if (Err)
-      return;
-    if (WIFSIGNALED(Status))
-      Err = makeError(
-          "{0}: debug info: LLVM's DWARF parser crashed on it (signal {1}, "
-          "{2}): the DWARF is corrupt; fdata output (-o x.fdata) does not "
-          "need debug info",
-          I->Path, WTERMSIG(Status), strsignal(WTERMSIG(Status)));
-    else if (WIFEXITED(Status) && WEXITSTATUS(Status) == 4)
-      Err = makeError("{0}: debug info: LLVM's DWARF parser gave up on it "
-                      "(fatal error): the DWARF is corrupt; fdata output "
-                      "(-o x.fdata) does not need debug info",
-                      I->Path);
-    else if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0)
-      Err = makeError("{0}: debug info: the DWARF reader failed (exit status "
-                      "{1}); the DWARF may be corrupt",
-                      I->Path, WEXITSTATUS(Status));
-    else if (Error E = I->absorb(C.Answer, Units, ChunkAddrs[C.Index],
-                                 ChunkRecs[C.Index]))
-      Err = std::move(E);
-    std::string().swap(C.Answer);
-  };
-  while (Next < NumChunks || !Running.empty()) {
-    while (!Err && Next < NumChunks && Running.size() < Jobs)
-      if (Error E = start())
-        Err = std::move(E);
-    if (Running.empty())
-      break;
-    std::vector<pollfd> Fds;
-    for (const Child &C : Running)
-      Fds.push_back({C.Fd, POLLIN, 0});
-    if (::poll(Fds.data(), Fds.size(), -1) < 0) {
-      if (errno == EINTR)
-        continue;
-      // Cannot wait on the pipes: read them one after the other.
-      for (pollfd &P : Fds)
-        P.revents = POLLIN;
-    }
-    for (size_t K = Running.size(); K-- > 0;) {
-      if (!Fds[K].revents)
-        continue;
-      char Buf[1 << 16];
-      ssize_t N = ::read(Running[K].Fd, Buf, sizeof(Buf));
-      if (N < 0 && errno == EINTR)
-        continue;
-      if (N > 0) {
-        Running[K].Answer.append(Buf, size_t(N));
-        continue;
-      }
-      finish(Running[K]);
-      Running.erase(Running.begin() + K);
-    }
-  }
-  if (Err)
-    return std::move(*Err);
-  for (size_t K = 0; K < NumChunks; ++K) {
-    NewAddrs.insert(NewAddrs.end(), ChunkAddrs[K].begin(), ChunkAddrs[K].end());
-    NewRecs.insert(NewRecs.end(), ChunkRecs[K].begin(), ChunkRecs[K].end());
-    std::vector<uint64_t>().swap(ChunkAddrs[K]);
-    std::vector<Impl::Rec>().swap(ChunkRecs[K]);
-  }
+  ChildPool Pool(*I, Todo, Jobs);
+  if (Error E = Pool.run())
+    return E;
+  Pool.join(NewAddrs, NewRecs);
   I->merge(NewAddrs, NewRecs);
-  I->HasDebug = Units > 0;
+  I->HasDebug = Pool.units() > 0;
   return Error::success();
 }
 

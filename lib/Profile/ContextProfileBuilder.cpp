@@ -557,6 +557,272 @@ struct CallSiteInfo {
   LineLocation Loc{0, 0};
 };
 
+/// Puts the counts of every context into a FlatProfiles: per context, a
+/// BinaryProfile of its own, whose counted sites and calls are named under
+/// the context's call-site frames. Each function's code and each call site
+/// is named once, for all contexts.
+class ContextCounter {
+public:
+  ContextCounter(const BinaryImage &Image, int Dso,
+                 const BinaryTransferOracle &O, CodeNames &Names,
+                 FlatProfiles &Flat, uint32_t Root, bool InferFlow,
+                 ContextProfileStats &St)
+      : Image(Image), Dso(Dso), O(O), Names(Names), Flat(Flat), Root(Root),
+        St(St) {
+    BO.Threads = 1;
+    BO.InferFlow = InferFlow;
+    BO.Leaders = &Leaders;
+  }
+  /// Every context of Raw with a branch or range in the binary.
+  void addContexts(const RawProfile &Raw);
+
+private:
+  /// The sites of function F, named on first use.
+  const std::vector<InstSite> &sitesOf(unsigned F);
+  /// The call site of the call at binary address Addr, named on first use.
+  const CallSiteInfo &callSiteAt(uint64_t Addr);
+  /// The frames of context Ctx: each call site's inline frames, outermost
+  /// first.
+  std::vector<SampleContextFrameVector> contextGroups(const ContextTrie &T,
+                                                      uint32_t Ctx);
+  /// The counts of the sites of a function that ran in the context Base.
+  void addSiteCounts(ArrayRef<InstSite> Sites,
+                     ArrayRef<std::pair<uint64_t, uint64_t>> Counts,
+                     uint32_t Base);
+  /// The calls from function F in the context Base (call-site groups
+  /// Groups).
+  void addCalls(unsigned F, const FunctionCfg &Cfg,
+                ArrayRef<SampleContextFrameVector> Groups, uint32_t Base);
+
+  const BinaryImage &Image;
+  int Dso;
+  const BinaryTransferOracle &O;
+  CodeNames &Names;
+  FlatProfiles &Flat;
+  /// The base id of the empty context.
+  uint32_t Root;
+  ContextProfileStats &St;
+  LeaderCache Leaders;
+  BinaryProfileOptions BO;
+  DenseMap<unsigned, std::vector<InstSite>> Sites;
+  DenseMap<uint64_t, CallSiteInfo> CallSites;
+  /// The trie path of the context at hand, kept for its capacity.
+  std::vector<Loc> Path;
+};
+
+const std::vector<InstSite> &ContextCounter::sitesOf(unsigned F) {
+  auto [It, New] = Sites.try_emplace(F);
+  if (New)
+    Names.sites(F, Flat.Suffixes, It->second);
+  return It->second;
+}
+
+const CallSiteInfo &ContextCounter::callSiteAt(uint64_t Addr) {
+  auto [It, New] = CallSites.try_emplace(Addr);
+  CallSiteInfo &C = It->second;
+  if (New) {
+    C.Kind = Names.callSite(Addr, C.Group);
+    if (C.Kind != SiteKind::None) {
+      // The caller's own node: the frames with the innermost location
+      // cleared, as a suffix.
+      SampleContextFrameVector V = C.Group;
+      C.Loc = V.back().Location;
+      V.back().Location = LineLocation(0, 0);
+      C.Suffix = Flat.Suffixes.intern(V);
+    }
+  }
+  return C;
+}
+
+std::vector<SampleContextFrameVector>
+ContextCounter::contextGroups(const ContextTrie &T, uint32_t Ctx) {
+  // A call site without a name (no line information, no call probe) cuts
+  // the context there: what is outside it stays unknown, as for a caller
+  // outside the binary.
+  std::vector<SampleContextFrameVector> Groups;
+  T.path(Ctx, Path);
+  for (Loc Ret : Path) {
+    std::optional<uint64_t> Call =
+        locDso(Ret) == Dso ? O.callBefore(locOffset(Ret)) : std::nullopt;
+    const CallSiteInfo *C = Call ? &callSiteAt(*Call) : nullptr;
+    if (!C || C->Kind == SiteKind::None) {
+      ++St.CallSitesNoDebug;
+      Groups.clear();
+      continue;
+    }
+    if (C->Kind == SiteKind::Restart)
+      Groups.clear();
+    Groups.push_back(C->Group);
+  }
+  return Groups;
+}
+
+void ContextCounter::addContexts(const RawProfile &Raw) {
+  std::vector<ContextEntry> Entries = entriesByContext(Raw, Dso);
+  for (size_t I = 0; I < Entries.size();) {
+    uint32_t Ctx = Entries[I].Ctx;
+    RawProfile CRaw = nextContext(Raw, Entries, I);
+    ++St.Contexts;
+    std::vector<SampleContextFrameVector> Groups =
+        contextGroups(Raw.Contexts.Trie, Ctx);
+    uint32_t Base = Flat.base(Groups);
+    BinaryProfile P = buildBinaryProfile(CRaw, Dso, Image, BO);
+    for (const auto &[F, Cfg] : P.Functions) {
+      if (Cfg.InstCounts.empty())
+        continue;
+      addSiteCounts(sitesOf(F), Cfg.InstCounts, Base);
+      addCalls(F, Cfg, Groups, Base);
+    }
+  }
+}
+
+void ContextCounter::addSiteCounts(
+    ArrayRef<InstSite> Sites, ArrayRef<std::pair<uint64_t, uint64_t>> Counts,
+    uint32_t Base) {
+  // Every site of a function that ran in this context: code that did not
+  // run gets an explicit 0, as in the context-free profiles (clang takes a
+  // location with no record as unknown, and leaves a branch between a
+  // counted arm and an unknown one without weights). Walk InstCounts
+  // beside the sites, both in address order (as BinaryProfile and
+  // FlowInference write it; sorted here if not).
+  std::vector<std::pair<uint64_t, uint64_t>> Sorted;
+  if (!llvm::is_sorted(Counts)) {
+    Sorted.assign(Counts.begin(), Counts.end());
+    llvm::sort(Sorted);
+    Counts = Sorted;
+  }
+  size_t C = 0;
+  FlatProfiles::Node *N = nullptr;
+  uint64_t Last = ~0ULL;
+  for (const InstSite &S : Sites) {
+    while (C < Counts.size() && Counts[C].first < S.Addr)
+      ++C;
+    uint64_t Count =
+        C < Counts.size() && Counts[C].first == S.Addr ? Counts[C].second : 0;
+    if (S.Suffix == ~0u)
+      continue;
+    uint64_t Key = (uint64_t(S.Restart ? Root : Base) << 32) | S.Suffix;
+    if (Key != Last) {
+      N = &Flat.at(uint32_t(Key >> 32), S.Suffix);
+      Last = Key;
+    }
+    // Executed bytes (line-based, as its context-free profile counts
+    // totals) or probe executions.
+    N->Total += Count * S.Size;
+    uint64_t &B = N->Body[S.Loc];
+    B = Names.ProbeBased ? B + Count : std::max(B, Count * S.Dup);
+  }
+}
+
+void ContextCounter::addCalls(unsigned F, const FunctionCfg &Cfg,
+                              ArrayRef<SampleContextFrameVector> Groups,
+                              uint32_t Base) {
+  // Calls from this context: targets at the call site, head samples in the
+  // callee's context (this one plus the call site).
+  for (const Edge &E : Cfg.Taken) {
+    unsigned Callee;
+    EntryTransfer X = entryTransfer(Image, F, E, Callee);
+    bool IsCall = X == EntryTransfer::Call;
+    if (!IsCall && !(X == EntryTransfer::TailCall && Names.ProbeBased))
+      continue;
+    const CallSiteInfo &Site = callSiteAt(E.From);
+    StringRef CalleeName = Names.calleeName(Callee);
+    if (Site.Kind == SiteKind::None || CalleeName.empty())
+      continue;
+    bool Restart = Site.Kind == SiteKind::Restart;
+    Flat.at(Restart ? Root : Base, Site.Suffix).Calls[{Site.Loc, CalleeName}] +=
+        E.Count;
+    // A tail call's callee runs in its caller's caller's context.
+    if (!IsCall)
+      continue;
+    std::vector<SampleContextFrameVector> CalleeGroups;
+    if (!Restart)
+      CalleeGroups.assign(Groups.begin(), Groups.end());
+    CalleeGroups.push_back(Site.Group);
+    SampleContextFrameVector CalleeLeaf;
+    CalleeLeaf.emplace_back(FunctionId(CalleeName), LineLocation(0, 0));
+    Flat.at(Flat.base(CalleeGroups), Flat.Suffixes.intern(CalleeLeaf)).Head +=
+        E.Count;
+  }
+}
+
+/// A pre-inliner, as llvm-profgen runs one: a call context stays a
+/// context (nested at its call site, marked to be inlined there with these
+/// counts) only if the calls into it are hot and the function is small;
+/// every other context goes to the function's base profile. clang inlines
+/// every marked context whatever its own cost model says, so the size limit
+/// is what bounds code growth. Callgrind's estimate of the speedup over -O2
+/// (bench/pgo, one perf.data per program; instrumented PGO 1.099 and
+/// 1.046):
+///   limit (bytes)     40     75    110    150    300   1000
+///   sqlite, probes  1.097  1.099  1.089  1.087  1.085  1.079
+///   gawk, probes    1.046  1.047  1.053  1.046  1.052  1.032
+///   sqlite, lines          1.088                       1.072
+///   gawk, lines            1.038                       1.029
+/// Without the marks clang decides by itself which nested contexts to
+/// inline: sqlite, probes, limit 1000: 1.064; every context kept, unmarked
+/// (limit 0): 1.057; lines 1000: 1.068, gawk 1.025. Inlined code (DWARF
+/// inline frames, probe inline trees) always stays with its outlined
+/// function, as in the context-free profiles. CalleeSizeLimit in bytes.
+void preInline(FlatProfiles &Flat, const BinaryImage &Image,
+               uint64_t CalleeSizeLimit, ContextProfileStats &St) {
+  StringMap<uint64_t> Size;
+  for (const FunctionSym &F : Image.functions()) {
+    uint64_t &S = Size[F.Name];
+    S = std::max(S, F.End - F.Start);
+  }
+  St.HotCallCount = Flat.hotCount();
+  St.ContextsMoved = Flat.prune([&](uint32_t Base, uint32_t Leaf) {
+    const FlatProfiles::Node *N = Flat.find(Base, Leaf);
+    StringRef F = Flat.Suffixes.get(Leaf).front().Func.stringRef();
+    uint64_t Sz = Size.lookup(F);
+    return N && N->Head >= std::max<uint64_t>(St.HotCallCount, 1) && Sz &&
+           Sz <= CalleeSizeLimit;
+  });
+}
+
+/// Moves Flat's nodes into R.Profiles, marking which contexts the
+/// pre-inliner kept (clang inlines those, as it does llvm-profgen's) and
+/// which were inlined in the profiled binary; probe-based profiles also
+/// carry each function's CFG checksum. Root: the empty context's base id.
+void emitMarked(FlatProfiles &Flat, const ContextProfileOptions &Opts,
+                uint32_t Root, ContextProfileResult &R) {
+  StringMap<uint64_t> Hash;
+  if (Opts.Probes)
+    for (const ProbeFunctionDesc &D : Opts.Probes->descs())
+      Hash[D.Name] = D.Hash;
+  Flat.emit([&](FunctionSamples &FS, uint32_t Base, uint32_t Suffix) {
+    if (Opts.Probes)
+      FS.setFunctionHash(Hash.lookup(FS.getFunction().stringRef()));
+    bool Inlined = Flat.Suffixes.get(Suffix).size() > 1;
+    if (Inlined)
+      FS.getContext().setAttribute(ContextWasInlined);
+    if (Opts.PreInline && (Base != Root || Inlined)) {
+      FS.getContext().setAttribute(ContextShouldBeInlined);
+      R.PreInlined = true;
+    }
+  });
+}
+
+/// Makes Profiles again in name order. The writers sort profiles by their
+/// counts, but the extbinary function metadata follows the map's own
+/// order, which is the order profiles were made in: context ids, which
+/// depend on how threads split the input. Made again in name order, the
+/// file is the same from run to run (and should a name come twice, its
+/// profiles add up).
+void orderByName(SampleProfileMap &Profiles) {
+  std::vector<FunctionSamples *> ByName;
+  for (auto &KV : Profiles)
+    ByName.push_back(&KV.second);
+  llvm::sort(ByName, [](const FunctionSamples *A, const FunctionSamples *B) {
+    return A->getFunction().stringRef() < B->getFunction().stringRef();
+  });
+  SampleProfileMap Ordered;
+  for (FunctionSamples *FS : ByName)
+    Ordered.create(FS->getContext()).merge(*FS);
+  Profiles = std::move(Ordered);
+}
+
 } // namespace
 
 /// A context whose caller has no profile of its own (main, say, when no
@@ -622,210 +888,21 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   ContextProfileStats &St = R.Stats;
   St.ProbeBased = Opts.Probes != nullptr;
   FlatProfiles Flat(R);
-  const ContextTrie &T = Raw.Contexts.Trie;
-  std::vector<Loc> Path;
-  BinaryProfileOptions BO;
-  BO.Threads = 1;
-  BO.InferFlow = Opts.InferFlow;
-  LeaderCache Leaders;
-  BO.Leaders = &Leaders;
   std::unique_ptr<CodeNames> Names;
   if (Opts.Probes)
     Names = std::make_unique<ProbeNames>(Image, *Opts.Probes);
   else
     Names = std::make_unique<LineNames>(Image, *Sym);
   const uint32_t Root = Flat.base({});
-
-  // Each function's code and each call site named once, for all contexts.
-  DenseMap<unsigned, std::vector<InstSite>> Sites;
-  auto sitesOf = [&](unsigned F) -> const std::vector<InstSite> & {
-    auto [It, New] = Sites.try_emplace(F);
-    if (New)
-      Names->sites(F, Flat.Suffixes, It->second);
-    return It->second;
-  };
-  DenseMap<uint64_t, CallSiteInfo> CallSites;
-  auto callSiteAt = [&](uint64_t Addr) -> const CallSiteInfo & {
-    auto [It, New] = CallSites.try_emplace(Addr);
-    CallSiteInfo &C = It->second;
-    if (New) {
-      C.Kind = Names->callSite(Addr, C.Group);
-      if (C.Kind != SiteKind::None) {
-        // The caller's own node: the frames with the innermost location
-        // cleared, as a suffix.
-        SampleContextFrameVector V = C.Group;
-        C.Loc = V.back().Location;
-        V.back().Location = LineLocation(0, 0);
-        C.Suffix = Flat.Suffixes.intern(V);
-      }
-    }
-    return C;
-  };
-
-  std::vector<ContextEntry> Entries = entriesByContext(Raw, Dso);
-  for (size_t I = 0; I < Entries.size();) {
-    uint32_t Ctx = Entries[I].Ctx;
-    RawProfile CRaw = nextContext(Raw, Entries, I);
-    ++St.Contexts;
-    // The context's frames: each call site's inline frames, outermost
-    // first. A call site without a name (no line information, no call
-    // probe) cuts the context there: what is outside it stays unknown, as
-    // for a caller outside the binary.
-    std::vector<SampleContextFrameVector> Groups;
-    T.path(Ctx, Path);
-    for (Loc Ret : Path) {
-      std::optional<uint64_t> Call =
-          locDso(Ret) == Dso ? O.callBefore(locOffset(Ret)) : std::nullopt;
-      const CallSiteInfo *C = Call ? &callSiteAt(*Call) : nullptr;
-      if (!C || C->Kind == SiteKind::None) {
-        ++St.CallSitesNoDebug;
-        Groups.clear();
-        continue;
-      }
-      if (C->Kind == SiteKind::Restart)
-        Groups.clear();
-      Groups.push_back(C->Group);
-    }
-    uint32_t Base = Flat.base(Groups);
-    BinaryProfile P = buildBinaryProfile(CRaw, Dso, Image, BO);
-
-    for (const auto &[F, Cfg] : P.Functions) {
-      if (Cfg.InstCounts.empty())
-        continue;
-      const std::vector<InstSite> &FS = sitesOf(F);
-      // Every site of a function that ran in this context: code that did
-      // not run gets an explicit 0, as in the context-free profiles (clang
-      // takes a location with no record as unknown, and leaves a branch
-      // between a counted arm and an unknown one without weights). Walk
-      // InstCounts beside the sites, both in address order (as
-      // BinaryProfile and FlowInference write it; sorted here if not).
-      std::vector<std::pair<uint64_t, uint64_t>> Sorted;
-      ArrayRef<std::pair<uint64_t, uint64_t>> Counts = Cfg.InstCounts;
-      if (!llvm::is_sorted(Counts)) {
-        Sorted.assign(Counts.begin(), Counts.end());
-        llvm::sort(Sorted);
-        Counts = Sorted;
-      }
-      size_t C = 0;
-      FlatProfiles::Node *N = nullptr;
-      uint64_t Last = ~0ULL;
-      for (const InstSite &S : FS) {
-        while (C < Counts.size() && Counts[C].first < S.Addr)
-          ++C;
-        uint64_t Count = C < Counts.size() && Counts[C].first == S.Addr
-                             ? Counts[C].second
-                             : 0;
-        if (S.Suffix == ~0u)
-          continue;
-        uint64_t Key = (uint64_t(S.Restart ? Root : Base) << 32) | S.Suffix;
-        if (Key != Last) {
-          N = &Flat.at(uint32_t(Key >> 32), S.Suffix);
-          Last = Key;
-        }
-        // Executed bytes (line-based, as its context-free profile counts
-        // totals) or probe executions.
-        N->Total += Count * S.Size;
-        uint64_t &B = N->Body[S.Loc];
-        B = Names->ProbeBased ? B + Count : std::max(B, Count * S.Dup);
-      }
-      // Calls from this context: targets at the call site, head samples
-      // in the callee's context (this one plus the call site).
-      for (const Edge &E : Cfg.Taken) {
-        unsigned Callee;
-        EntryTransfer X = entryTransfer(Image, F, E, Callee);
-        bool IsCall = X == EntryTransfer::Call;
-        if (!IsCall && !(X == EntryTransfer::TailCall && Names->ProbeBased))
-          continue;
-        const CallSiteInfo &Site = callSiteAt(E.From);
-        StringRef CalleeName = Names->calleeName(Callee);
-        if (Site.Kind == SiteKind::None || CalleeName.empty())
-          continue;
-        bool Restart = Site.Kind == SiteKind::Restart;
-        Flat.at(Restart ? Root : Base, Site.Suffix)
-            .Calls[{Site.Loc, CalleeName}] += E.Count;
-        // A tail call's callee runs in its caller's caller's context.
-        if (!IsCall)
-          continue;
-        std::vector<SampleContextFrameVector> CalleeGroups;
-        if (!Restart)
-          CalleeGroups = Groups;
-        CalleeGroups.push_back(Site.Group);
-        SampleContextFrameVector CalleeLeaf;
-        CalleeLeaf.emplace_back(FunctionId(CalleeName), LineLocation(0, 0));
-        Flat.at(Flat.base(CalleeGroups), Flat.Suffixes.intern(CalleeLeaf))
-            .Head += E.Count;
-      }
-    }
-  }
-  // A pre-inliner, as llvm-profgen runs one: a call context stays a
-  // context (nested at its call site, marked to be inlined there with
-  // these counts) only if the calls into it are hot and the function is
-  // small; every other context goes to the function's base profile. clang
-  // inlines every marked context whatever its own cost model says, so the
-  // size limit is what bounds code growth. Callgrind's estimate of the
-  // speedup over -O2 (bench/pgo, one perf.data per program; instrumented
-  // PGO 1.099 and 1.046):
-  //   limit (bytes)     40     75    110    150    300   1000
-  //   sqlite, probes  1.097  1.099  1.089  1.087  1.085  1.079
-  //   gawk, probes    1.046  1.047  1.053  1.046  1.052  1.032
-  //   sqlite, lines          1.088                       1.072
-  //   gawk, lines            1.038                       1.029
-  // Without the marks clang decides by itself which nested contexts to
-  // inline: sqlite, probes, limit 1000: 1.064; every context kept,
-  // unmarked (limit 0): 1.057; lines 1000: 1.068, gawk 1.025. Inlined code
-  // (DWARF inline frames, probe inline trees) always stays with its
-  // outlined function, as in the context-free profiles.
-  if (Opts.PreInline) {
-    StringMap<uint64_t> Size;
-    for (const FunctionSym &F : Image.functions()) {
-      uint64_t &S = Size[F.Name];
-      S = std::max(S, F.End - F.Start);
-    }
-    St.HotCallCount = Flat.hotCount();
-    St.ContextsMoved = Flat.prune([&](uint32_t Base, uint32_t Leaf) {
-      const FlatProfiles::Node *N = Flat.find(Base, Leaf);
-      StringRef F = Flat.Suffixes.get(Leaf).front().Func.stringRef();
-      uint64_t Sz = Size.lookup(F);
-      return N && N->Head >= std::max<uint64_t>(St.HotCallCount, 1) && Sz &&
-             Sz <= Opts.CalleeSizeLimit;
-    });
-  }
-  // Mark which contexts the pre-inliner kept (clang inlines those, as it
-  // does llvm-profgen's) and which were inlined in the profiled binary;
-  // probe-based profiles also carry each function's CFG checksum.
-  StringMap<uint64_t> Hash;
-  if (Opts.Probes)
-    for (const ProbeFunctionDesc &D : Opts.Probes->descs())
-      Hash[D.Name] = D.Hash;
-  Flat.emit([&](FunctionSamples &FS, uint32_t Base, uint32_t Suffix) {
-    if (Opts.Probes)
-      FS.setFunctionHash(Hash.lookup(FS.getFunction().stringRef()));
-    bool Inlined = Flat.Suffixes.get(Suffix).size() > 1;
-    if (Inlined)
-      FS.getContext().setAttribute(ContextWasInlined);
-    if (Opts.PreInline && (Base != Root || Inlined)) {
-      FS.getContext().setAttribute(ContextShouldBeInlined);
-      R.PreInlined = true;
-    }
-  });
+  ContextCounter(Image, Dso, O, *Names, Flat, Root, Opts.InferFlow, St)
+      .addContexts(Raw);
+  if (Opts.PreInline)
+    preInline(Flat, Image, Opts.CalleeSizeLimit, St);
+  emitMarked(Flat, Opts, Root, R);
   St.ContextProfiles = R.Profiles.size();
   inferCallerProfiles(R);
   ProfileConverter(R.Profiles).convertCSProfiles();
-  // The writers sort profiles by their counts, but the extbinary function
-  // metadata follows the map's own order, which is the order profiles were
-  // made in: context ids, which depend on how threads split the input.
-  // Made again in name order, the file is the same from run to run (and
-  // should a name come twice, its profiles add up).
-  std::vector<FunctionSamples *> ByName;
-  for (auto &KV : R.Profiles)
-    ByName.push_back(&KV.second);
-  llvm::sort(ByName, [](const FunctionSamples *A, const FunctionSamples *B) {
-    return A->getFunction().stringRef() < B->getFunction().stringRef();
-  });
-  SampleProfileMap Ordered;
-  for (FunctionSamples *FS : ByName)
-    Ordered.create(FS->getContext()).merge(*FS);
-  R.Profiles = std::move(Ordered);
+  orderByName(R.Profiles);
   St.TopLevel = R.Profiles.size();
   for (const auto &KV : R.Profiles)
     St.TotalSamples += KV.second.getTotalSamples();

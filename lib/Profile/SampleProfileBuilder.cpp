@@ -102,13 +102,13 @@ std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
   return A;
 }
 
-SampleProfileResult buildSampleProfile(const BinaryProfile &P,
-                                       const BinaryImage &Image,
-                                       Symbolizer &Sym) {
-  SampleProfileResult R;
-  SampleProfileStats &St = R.Stats;
-  SampleProfileMap &M = R.Profiles;
-  Nodes N(M);
+namespace {
+/// Pass 1 and 2 for the body samples of every function that ran: the
+/// maximum count per (profile node, location), executed bytes added to the
+/// totals of the node's inline chain on the way, then the samples added
+/// once per location.
+void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
+                    Symbolizer &Sym, Nodes &N, SampleProfileStats &St) {
   // Body samples: maximum over the instructions of one location (line
   // offset << 32 | discriminator). Each location is added once, so the
   // order of the map does not matter.
@@ -150,9 +150,13 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
   }
   for (const auto &[K, C] : Body)
     K.first->addBodySamples(uint32_t(K.second >> 32), uint32_t(K.second), C);
+}
 
-  // Calls: call instructions to function entries, and tail calls (jumps
-  // from one function to another's entry, which clang sees as calls).
+/// Calls: call instructions to function entries, and tail calls (jumps
+/// from one function to another's entry, which clang sees as calls), as
+/// call targets at the call site and head samples of the callee.
+void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
+              Nodes &N, SampleProfileStats &St) {
   for (const auto &[F, Cfg] : P.Functions) {
     ArrayRef<Inst> Insts = Image.instructions(F);
     for (const Edge &E : Cfg.Taken) {
@@ -190,9 +194,13 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
                                 FunctionId(CalleeName), E.Count);
     }
   }
-  // Entries from outside the binary (callbacks from a library, main from
-  // libc's start-up code) have no call site here but are calls all the
-  // same: head samples, as llvm-profgen counts every branch to an entry.
+}
+
+/// Entries from outside the binary (callbacks from a library, main from
+/// libc's start-up code) have no call site here but are calls all the
+/// same: head samples, as llvm-profgen counts every branch to an entry.
+void addExternalEntries(const BinaryProfile &P, const BinaryImage &Image,
+                        Symbolizer &Sym, Nodes &N) {
   for (const Edge &E : P.Branches) {
     if (E.From != ExternalAddr || E.To == ExternalAddr)
       continue;
@@ -204,8 +212,14 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
       continue;
     N.function(Target.back().Function).addHeadSamples(E.Count);
   }
+}
 
-  // Density of the hot functions, in body samples per instruction.
+/// Counts the profiles of M and their total samples into St, and sets
+/// St.HotDensity: the density of the hot functions, in body samples per
+/// instruction.
+void addProfileStats(const BinaryProfile &P, const BinaryImage &Image,
+                     Symbolizer &Sym, SampleProfileMap &M,
+                     SampleProfileStats &St) {
   std::vector<std::pair<uint64_t, double>> Dens; // body samples, density
   std::map<StringRef, uint64_t> InstsPerFunction;
   for (const auto &[F, Cfg] : P.Functions)
@@ -225,6 +239,18 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
     }
   }
   St.HotDensity = hotDensity(std::move(Dens));
+}
+} // namespace
+
+SampleProfileResult buildSampleProfile(const BinaryProfile &P,
+                                       const BinaryImage &Image,
+                                       Symbolizer &Sym) {
+  SampleProfileResult R;
+  Nodes N(R.Profiles);
+  addBodySamples(P, Image, Sym, N, R.Stats);
+  addCalls(P, Image, Sym, N, R.Stats);
+  addExternalEntries(P, Image, Sym, N);
+  addProfileStats(P, Image, Sym, R.Profiles, R.Stats);
   return R;
 }
 
