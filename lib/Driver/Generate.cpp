@@ -122,7 +122,7 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
        "probe-based sample profiles (not with --use-dwarf-correlation)"},
       {Opts.Dump == "cfg", "--dump=cfg", Cfg,
        "outputs built from CFGs (fdata and sample profiles)"},
-      {Opts.InferFlow, "--infer-flow", Cfg,
+      {Opts.InferFlow != FlowInferenceMethod::None, "--infer-flow", Cfg,
        "outputs built from CFGs (fdata and sample profiles)"},
       {!Opts.WindowWeighting, "--no-window-weighting", !Opts.NoLbr,
        "branch-stack outputs (not --no-lbr)"},

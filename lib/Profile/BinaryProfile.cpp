@@ -297,8 +297,7 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
   std::sort(Cfg.FallThrough.begin(), Cfg.FallThrough.end(), ByAddr);
   Cfg.Taken = std::move(Wk.Taken);
   std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
-  if (Opts.InferFlow)
-    inferConsistentCounts(Cfg, Image);
+  inferConsistentCounts(Cfg, Image, Opts.InferFlow);
 }
 
 } // namespace

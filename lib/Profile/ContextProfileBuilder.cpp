@@ -565,8 +565,8 @@ class ContextCounter {
 public:
   ContextCounter(const BinaryImage &Image, int Dso,
                  const BinaryTransferOracle &O, CodeNames &Names,
-                 FlatProfiles &Flat, uint32_t Root, bool InferFlow,
-                 ContextProfileStats &St)
+                 FlatProfiles &Flat, uint32_t Root,
+                 FlowInferenceMethod InferFlow, ContextProfileStats &St)
       : Image(Image), Dso(Dso), O(O), Names(Names), Flat(Flat), Root(Root),
         St(St) {
     BO.Threads = 1;

@@ -22,9 +22,14 @@
 // costs start non-negative) gives the final value of each quantity as
 //   o + flow(Inc arc) - flow(Dec arc).
 //
+// inferConsistentCountsProfi solves the same problem, on the same CFG, with
+// LLVM's profi (llvm/Transforms/Utils/SampleProfileInference.h), the solver
+// clang uses for -fsample-profile-use-profi and BOLT for stale profiles.
+//
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/FlowInference.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Transforms/Utils/SampleProfileInference.h"
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -206,6 +211,8 @@ struct CfgEdge {
   uint64_t Count = 0;
   bool Taken = false, Observed = false;
   Quantity Q;
+  /// The solved count.
+  uint64_t Final = 0;
 };
 /// The CFG's edges by (source block, target block): a conditional branch
 /// to the next block is one edge, whichever way it went.
@@ -277,16 +284,14 @@ void addStaticEdges(const FunctionCfg &Cfg, const FunctionSym &FS,
 /// Writes the solved edge counts back: taken edges update Cfg.Taken (new
 /// ones with a count are appended; the list ends sorted by address), and
 /// fall-throughs with a count replace Cfg.FallThrough.
-void writeEdgeCounts(const MinCostFlow &G, const CfgEdges &Edges,
-                     FunctionCfg &Cfg) {
+void writeEdgeCounts(const CfgEdges &Edges, FunctionCfg &Cfg) {
   DenseMap<std::pair<uint64_t, uint64_t>, uint64_t> NewTaken;
   Cfg.FallThrough.clear();
   for (const auto &[UV, E] : Edges) {
-    int64_t V = valueOf(G, E.Q);
     if (E.Taken)
-      NewTaken[{E.FromAddr, E.ToAddr}] = uint64_t(std::max<int64_t>(0, V));
-    else if (V > 0)
-      Cfg.FallThrough.push_back({E.FromAddr, E.ToAddr, uint64_t(V), 0, 0});
+      NewTaken[{E.FromAddr, E.ToAddr}] = E.Final;
+    else if (E.Final > 0)
+      Cfg.FallThrough.push_back({E.FromAddr, E.ToAddr, E.Final, 0, 0});
   }
   for (Edge &E : Cfg.Taken) {
     auto It = NewTaken.find({E.From, E.To});
@@ -366,9 +371,138 @@ bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
   for (unsigned B = 0; B < NB; ++B)
     Cfg.Blocks[B].Count = uint64_t(std::max<int64_t>(0, valueOf(G, BlockQ[B])));
   Cfg.EntryCount = uint64_t(std::max<int64_t>(0, valueOf(G, Entry)));
-  writeEdgeCounts(G, Edges, Cfg);
+  for (auto &[UV, E] : Edges)
+    E.Final = uint64_t(std::max<int64_t>(0, valueOf(G, E.Q)));
+  writeEdgeCounts(Edges, Cfg);
   writeInstCounts(Insts, Cfg);
   return true;
+}
+
+bool inferConsistentCountsProfi(FunctionCfg &Cfg, const BinaryImage &Image,
+                                const FlowInferenceCosts &C) {
+  const FunctionSym &FS = Image.functions()[Cfg.Func];
+  ArrayRef<Inst> Insts = Image.instructions(Cfg.Func);
+  const unsigned NB = Cfg.Blocks.size();
+  if (NB == 0 || Insts.empty())
+    return false;
+  CfgEdges Edges;
+  std::vector<uint64_t> ExitCount(NB, 0);
+  addObservedEdges(Cfg, Insts, Edges, ExitCount);
+  addStaticEdges(Cfg, FS, Insts, Edges);
+
+  // Profi's graph: block B of the CFG is B + 1; 0 is a dummy entry (profi
+  // wants one block without predecessors, at index 0) and NB + 1 a dummy
+  // sink (a block without successors is an exit).
+  const uint64_t Entry = 0, Sink = NB + 1;
+  FlowFunction F;
+  F.Entry = Entry;
+  F.Blocks.resize(NB + 2);
+  for (uint64_t I = 0; I < NB + 2; ++I)
+    F.Blocks[I].Index = I;
+  for (unsigned B = 0; B < NB; ++B) {
+    F.Blocks[B + 1].Weight = Cfg.Blocks[B].Count;
+    F.Blocks[B + 1].HasUnknownWeight = false;
+  }
+  // A jump's weight is known if samples saw it (an observed count, or the
+  // entry and exit counts); an edge only the code allows is unknown, which
+  // is what makes raising it cost more (CostJumpUnknownInc). Profi wants a
+  // known jump weight to be positive.
+  auto AddJump = [&](uint64_t From, uint64_t To, uint64_t W, bool Known,
+                     bool Unlikely) {
+    FlowJump J;
+    J.Source = From;
+    J.Target = To;
+    J.Weight = W;
+    J.HasUnknownWeight = !Known;
+    J.IsUnlikely = Unlikely;
+    F.Jumps.push_back(J);
+  };
+  for (const auto &[UV, E] : Edges)
+    AddJump(UV.first + 1, UV.second + 1, E.Count, E.Observed && E.Count > 0,
+            false);
+  AddJump(Entry, 1, Cfg.EntryCount, Cfg.EntryCount > 0, false);
+  const size_t EntryJump = F.Jumps.size() - 1;
+  std::vector<bool> HasSucc(NB + 2, false), HasPred(NB + 2, false);
+  for (const FlowJump &J : F.Jumps) {
+    HasSucc[J.Source] = true;
+    HasPred[J.Target] = true;
+  }
+  // Returns, tail calls and jumps out, and blocks the code leaves by an
+  // indirect jump no sample followed: into the sink.
+  for (unsigned B = 0; B < NB; ++B)
+    if (ExitCount[B] || !HasSucc[B + 1])
+      AddJump(B + 1, Sink, ExitCount[B], ExitCount[B] > 0, false);
+  // Code entered only from elsewhere (a jump table, a landing pad): from
+  // the entry, but unlikely, as our solver's Elsewhere arcs.
+  for (unsigned B = 1; B < NB; ++B)
+    if (!HasPred[B + 1])
+      AddJump(Entry, B + 1, 0, false, true);
+  // Blocks with no path to the sink (a loop left by a call that does not
+  // return) would hold flow profi cannot route: an unlikely exit.
+  {
+    std::vector<std::vector<uint64_t>> Preds(NB + 2);
+    for (const FlowJump &J : F.Jumps)
+      Preds[J.Target].push_back(J.Source);
+    std::vector<bool> Reaches(NB + 2, false);
+    std::vector<uint64_t> Work{Sink};
+    Reaches[Sink] = true;
+    while (!Work.empty()) {
+      uint64_t V = Work.back();
+      Work.pop_back();
+      for (uint64_t U : Preds[V])
+        if (!Reaches[U]) {
+          Reaches[U] = true;
+          Work.push_back(U);
+        }
+    }
+    for (unsigned B = 0; B < NB; ++B)
+      if (!Reaches[B + 1])
+        AddJump(B + 1, Sink, 0, false, true);
+  }
+  for (FlowJump &J : F.Jumps) {
+    F.Blocks[J.Source].SuccJumps.push_back(&J);
+    F.Blocks[J.Target].PredJumps.push_back(&J);
+  }
+
+  // Our costs, in profi's terms. A fall-through (target = source + 1) has
+  // costs of its own in profi; ours are the same for both kinds of edge.
+  ProfiParams P;
+  P.EvenFlowDistribution = true;
+  P.RebalanceUnknown = true;
+  P.JoinIslands = true;
+  P.CostBlockInc = unsigned(C.IncBlock);
+  P.CostBlockDec = unsigned(C.DecBlock);
+  P.CostBlockZeroInc = unsigned(C.IncColdBlock);
+  P.CostBlockEntryInc = unsigned(C.IncEntry);
+  P.CostBlockEntryDec = unsigned(C.DecEntry);
+  P.CostBlockUnknownInc = 0; // the dummies
+  P.CostJumpInc = P.CostJumpFTInc = unsigned(C.IncEdge);
+  P.CostJumpDec = P.CostJumpFTDec = unsigned(C.DecEdge);
+  P.CostJumpUnknownInc = P.CostJumpUnknownFTInc = unsigned(C.IncUnseenEdge);
+  applyFlowInference(P, F);
+
+  for (unsigned B = 0; B < NB; ++B)
+    Cfg.Blocks[B].Count = F.Blocks[B + 1].Flow;
+  Cfg.EntryCount = F.Jumps[EntryJump].Flow;
+  size_t J = 0;
+  for (auto &[UV, E] : Edges)
+    E.Final = F.Jumps[J++].Flow;
+  writeEdgeCounts(Edges, Cfg);
+  writeInstCounts(Insts, Cfg);
+  return true;
+}
+
+bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
+                           FlowInferenceMethod Method) {
+  switch (Method) {
+  case FlowInferenceMethod::None:
+    return false;
+  case FlowInferenceMethod::MinCostFlow:
+    return inferConsistentCounts(Cfg, Image);
+  case FlowInferenceMethod::Profi:
+    return inferConsistentCountsProfi(Cfg, Image);
+  }
+  return false;
 }
 
 } // namespace lbr2prof

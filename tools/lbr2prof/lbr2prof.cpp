@@ -131,9 +131,14 @@ int main(int argc, char **argv) {
   App.add_flag("!--no-window-weighting", Gen.WindowWeighting,
                "Count every branch-stack entry as 1 instead of correcting "
                "the bias of time-based sampling");
-  App.add_flag("--infer-flow", Gen.InferFlow,
+  // A flag with an optional =VALUE: a bare --infer-flow is mcf, and the
+  // next argument is never taken as its value.
+  std::string InferFlowName;
+  App.add_flag("--infer-flow{mcf}", InferFlowName,
                "Make block and edge counts consistent on each function's "
-               "CFG (minimum-cost flow) before writing");
+               "CFG before writing: =mcf (the default, our minimum-cost "
+               "flow) or =profi (LLVM's, as clang and BOLT use)")
+      ->check(CLI::IsMember({"mcf", "profi"}).description(""));
   App.add_flag("--stats", Gen.Stats,
                "Print what was used and what was dropped, and why");
   App.add_flag("--ignore-stack-samples", Gen.IgnoreStackSamples,
@@ -243,6 +248,9 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &E) {
     return reportParseError(App, E, ArrayRef(argv, argc));
   }
+  if (!InferFlowName.empty())
+    Gen.InferFlow = InferFlowName == "profi" ? FlowInferenceMethod::Profi
+                                             : FlowInferenceMethod::MinCostFlow;
 
   // A subcommand that prints to stdout: its error, or a failed write (a
   // closed pipe, a full disk), is the exit status.

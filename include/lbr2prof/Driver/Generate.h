@@ -10,6 +10,7 @@
 #ifndef LBR2PROF_DRIVER_GENERATE_H
 #define LBR2PROF_DRIVER_GENERATE_H
 
+#include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include <optional>
@@ -36,8 +37,9 @@ struct GenerateOptions {
   bool Stats = false;
   /// Correct time-based sampling bias (see AggregateOptions).
   bool WindowWeighting = true;
-  /// Make block and edge counts flow-consistent (see FlowInference.h).
-  bool InferFlow = false;
+  /// Make block and edge counts flow-consistent, and with which solver
+  /// (see FlowInference.h).
+  FlowInferenceMethod InferFlow = FlowInferenceMethod::None;
   /// "raw" or "cfg": also print that stage's text form to stdout.
   std::string Dump;
   unsigned Threads = 0;

@@ -102,10 +102,14 @@ private:
   llvm::DenseMap<unsigned, std::vector<uint64_t>> Leaders;
 };
 
+/// Which solver makes counts consistent (FlowInference.h;
+/// --infer-flow[=mcf|profi]); None leaves the sampled counts as they are.
+enum class FlowInferenceMethod { None, MinCostFlow, Profi };
+
 struct BinaryProfileOptions {
   unsigned Threads = 1;
   /// Make each function's counts flow-consistent (FlowInference.h).
-  bool InferFlow = false;
+  FlowInferenceMethod InferFlow = FlowInferenceMethod::None;
   /// Static leaders from here (kept for the next call) rather than found
   /// anew.
   LeaderCache *Leaders = nullptr;

@@ -35,6 +35,7 @@
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "lbr2prof/Binary/PseudoProbes.h"
 #include "lbr2prof/Binary/Symbolizer.h"
+#include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ProfileData/SampleProf.h"
@@ -80,7 +81,7 @@ private:
 
 struct ContextProfileOptions {
   /// Flow-consistent counts per context (BinaryProfileOptions::InferFlow).
-  bool InferFlow = false;
+  FlowInferenceMethod InferFlow = FlowInferenceMethod::None;
   /// Keep a call context only where clang should inline it: hot calls
   /// into a function of at most CalleeSizeLimit bytes; the others go to
   /// the function's base profile. The kept ones are marked

@@ -2,7 +2,8 @@
 //
 // Makes a FunctionCfg's block, edge and entry counts consistent (what flows
 // into a block flows out of it) while changing the sampled counts as little
-// as possible: a minimum-cost flow (see FlowInference.cpp).
+// as possible: a minimum-cost flow, either ours (FlowInference.cpp) or
+// LLVM's profi (SampleProfileInference.h, which clang and BOLT use).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_PROFILE_FLOWINFERENCE_H
@@ -32,6 +33,19 @@ struct FlowInferenceCosts {
 /// their counts. False (Cfg unchanged) if Cfg has no blocks.
 bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
                            const FlowInferenceCosts &Costs = {});
+
+/// The same with LLVM's profi (llvm::applyFlowInference) as the solver, on
+/// the same CFG and the same costs: a dummy entry block feeds the function's
+/// entry (its jump carries the entry count), a dummy sink collects the
+/// returns and jumps out (their jumps carry the exit counts), edges no
+/// sample saw have an unknown weight, and blocks that nothing enters or that
+/// reach no exit are joined to the dummies by unlikely jumps.
+bool inferConsistentCountsProfi(FunctionCfg &Cfg, const BinaryImage &Image,
+                                const FlowInferenceCosts &Costs = {});
+
+/// Dispatches on Method; false if None or Cfg has no blocks.
+bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
+                           FlowInferenceMethod Method);
 
 } // namespace lbr2prof
 
