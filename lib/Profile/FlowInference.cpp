@@ -326,14 +326,30 @@ void writeInstCounts(ArrayRef<Inst> Insts, FunctionCfg &Cfg) {
 
 } // namespace
 
+/// What both solvers start from: the function's instructions, its CFG
+/// edges (observed taken branches and fall-throughs, then the ones the code
+/// allows but no sample saw) and each block's observed exits. False if the
+/// function has nothing to infer.
+static bool collectFlowInput(const FunctionCfg &Cfg, const BinaryImage &Image,
+                             ArrayRef<Inst> &Insts, CfgEdges &Edges,
+                             std::vector<uint64_t> &ExitCount) {
+  Insts = Image.instructions(Cfg.Func);
+  if (Cfg.Blocks.empty() || Insts.empty())
+    return false;
+  ExitCount.assign(Cfg.Blocks.size(), 0);
+  addObservedEdges(Cfg, Insts, Edges, ExitCount);
+  addStaticEdges(Cfg, Image.functions()[Cfg.Func], Insts, Edges);
+  return true;
+}
+
 bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
                            const FlowInferenceCosts &C) {
-  const FunctionSym &FS = Image.functions()[Cfg.Func];
-  ArrayRef<Inst> Insts = Image.instructions(Cfg.Func);
-  const unsigned NB = Cfg.Blocks.size();
-  if (NB == 0 || Insts.empty())
+  ArrayRef<Inst> Insts;
+  CfgEdges Edges;
+  std::vector<uint64_t> ExitCount;
+  if (!collectFlowInput(Cfg, Image, Insts, Edges, ExitCount))
     return false;
-
+  const unsigned NB = Cfg.Blocks.size();
   const unsigned S = 2 * NB, T = 2 * NB + 1;
   MinCostFlow G(2 * NB + 2);
   std::vector<Quantity> BlockQ(NB);
@@ -342,12 +358,6 @@ bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
                             Cfg.Blocks[B].Count ? C.IncBlock : C.IncColdBlock,
                             C.DecBlock);
 
-  // CFG edges: observed taken branches and fall-throughs, then the ones the
-  // code allows but no sample saw.
-  CfgEdges Edges;
-  std::vector<uint64_t> ExitCount(NB, 0);
-  addObservedEdges(Cfg, Insts, Edges, ExitCount);
-  addStaticEdges(Cfg, FS, Insts, Edges);
   for (auto &[UV, E] : Edges)
     E.Q = addQuantity(G, outNode(UV.first), inNode(UV.second), E.Count,
                       E.Observed ? C.IncEdge : C.IncUnseenEdge, C.DecEdge);
@@ -380,15 +390,12 @@ bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
 
 bool inferConsistentCountsProfi(FunctionCfg &Cfg, const BinaryImage &Image,
                                 const FlowInferenceCosts &C) {
-  const FunctionSym &FS = Image.functions()[Cfg.Func];
-  ArrayRef<Inst> Insts = Image.instructions(Cfg.Func);
-  const unsigned NB = Cfg.Blocks.size();
-  if (NB == 0 || Insts.empty())
-    return false;
+  ArrayRef<Inst> Insts;
   CfgEdges Edges;
-  std::vector<uint64_t> ExitCount(NB, 0);
-  addObservedEdges(Cfg, Insts, Edges, ExitCount);
-  addStaticEdges(Cfg, FS, Insts, Edges);
+  std::vector<uint64_t> ExitCount;
+  if (!collectFlowInput(Cfg, Image, Insts, Edges, ExitCount))
+    return false;
+  const unsigned NB = Cfg.Blocks.size();
 
   // Profi's graph: block B of the CFG is B + 1; 0 is a dummy entry (profi
   // wants one block without predecessors, at index 0) and NB + 1 a dummy
