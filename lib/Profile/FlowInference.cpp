@@ -364,13 +364,11 @@ bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
 
   Quantity Entry =
       addQuantity(G, S, inNode(0), Cfg.EntryCount, C.IncEntry, C.DecEntry);
-  std::vector<Quantity> ExitQ(NB);
   for (unsigned B = 0; B < NB; ++B) {
     if (B > 0)
       G.addArc(S, inNode(B), Unbounded, C.Elsewhere);
     if (ExitCount[B])
-      ExitQ[B] =
-          addQuantity(G, outNode(B), T, ExitCount[B], C.IncExit, C.DecExit);
+      addQuantity(G, outNode(B), T, ExitCount[B], C.IncExit, C.DecExit);
     G.addArc(outNode(B), T, Unbounded, C.Elsewhere);
   }
   G.addArc(T, S, Unbounded, 0);
@@ -388,20 +386,53 @@ bool inferConsistentCounts(FunctionCfg &Cfg, const BinaryImage &Image,
   return true;
 }
 
-bool inferConsistentCountsProfi(FunctionCfg &Cfg, const BinaryImage &Image,
-                                const FlowInferenceCosts &C) {
-  ArrayRef<Inst> Insts;
-  CfgEdges Edges;
-  std::vector<uint64_t> ExitCount;
-  if (!collectFlowInput(Cfg, Image, Insts, Edges, ExitCount))
-    return false;
-  const unsigned NB = Cfg.Blocks.size();
+/// Adds a jump to profi's graph. A jump's weight is known if samples saw
+/// it (an observed count, or the entry and exit counts); an edge only the
+/// code allows is unknown, which is what makes raising it cost more
+/// (CostJumpUnknownInc). Profi wants a known jump weight to be positive.
+static void addJump(FlowFunction &F, uint64_t From, uint64_t To, uint64_t W,
+                    bool Known, bool Unlikely) {
+  FlowJump J;
+  J.Source = From;
+  J.Target = To;
+  J.Weight = W;
+  J.HasUnknownWeight = !Known;
+  J.IsUnlikely = Unlikely;
+  F.Jumps.push_back(J);
+}
 
-  // Profi's graph: block B of the CFG is B + 1; 0 is a dummy entry (profi
-  // wants one block without predecessors, at index 0) and NB + 1 a dummy
-  // sink (a block without successors is an exit).
+/// Blocks with no path to Sink (a loop left by a call that does not
+/// return) would hold flow profi cannot route: each gets an unlikely exit.
+static void addExitsToUnreachedBlocks(FlowFunction &F, uint64_t Sink) {
+  std::vector<std::vector<uint64_t>> Preds(F.Blocks.size());
+  for (const FlowJump &J : F.Jumps)
+    Preds[J.Target].push_back(J.Source);
+  std::vector<bool> Reaches(F.Blocks.size(), false);
+  std::vector<uint64_t> Work{Sink};
+  Reaches[Sink] = true;
+  while (!Work.empty()) {
+    uint64_t V = Work.back();
+    Work.pop_back();
+    for (uint64_t U : Preds[V])
+      if (!Reaches[U]) {
+        Reaches[U] = true;
+        Work.push_back(U);
+      }
+  }
+  for (uint64_t B = 1; B < Sink; ++B)
+    if (!Reaches[B])
+      addJump(F, B, Sink, 0, false, true);
+}
+
+/// Profi's graph of Cfg: block B of the CFG is B + 1; 0 is a dummy entry
+/// (profi wants one block without predecessors, at index 0) and NB + 1 a
+/// dummy sink (a block without successors is an exit). The CFG edges are
+/// the first jumps, in Edges' order; the entry's jump is at EntryJump.
+static void buildProfiGraph(const FunctionCfg &Cfg, const CfgEdges &Edges,
+                            ArrayRef<uint64_t> ExitCount, FlowFunction &F,
+                            size_t &EntryJump) {
+  const unsigned NB = Cfg.Blocks.size();
   const uint64_t Entry = 0, Sink = NB + 1;
-  FlowFunction F;
   F.Entry = Entry;
   F.Blocks.resize(NB + 2);
   for (uint64_t I = 0; I < NB + 2; ++I)
@@ -410,25 +441,11 @@ bool inferConsistentCountsProfi(FunctionCfg &Cfg, const BinaryImage &Image,
     F.Blocks[B + 1].Weight = Cfg.Blocks[B].Count;
     F.Blocks[B + 1].HasUnknownWeight = false;
   }
-  // A jump's weight is known if samples saw it (an observed count, or the
-  // entry and exit counts); an edge only the code allows is unknown, which
-  // is what makes raising it cost more (CostJumpUnknownInc). Profi wants a
-  // known jump weight to be positive.
-  auto AddJump = [&](uint64_t From, uint64_t To, uint64_t W, bool Known,
-                     bool Unlikely) {
-    FlowJump J;
-    J.Source = From;
-    J.Target = To;
-    J.Weight = W;
-    J.HasUnknownWeight = !Known;
-    J.IsUnlikely = Unlikely;
-    F.Jumps.push_back(J);
-  };
   for (const auto &[UV, E] : Edges)
-    AddJump(UV.first + 1, UV.second + 1, E.Count, E.Observed && E.Count > 0,
-            false);
-  AddJump(Entry, 1, Cfg.EntryCount, Cfg.EntryCount > 0, false);
-  const size_t EntryJump = F.Jumps.size() - 1;
+    addJump(F, UV.first + 1, UV.second + 1, E.Count,
+            E.Observed && E.Count > 0, false);
+  addJump(F, Entry, 1, Cfg.EntryCount, Cfg.EntryCount > 0, false);
+  EntryJump = F.Jumps.size() - 1;
   std::vector<bool> HasSucc(NB + 2, false), HasPred(NB + 2, false);
   for (const FlowJump &J : F.Jumps) {
     HasSucc[J.Source] = true;
@@ -438,41 +455,23 @@ bool inferConsistentCountsProfi(FunctionCfg &Cfg, const BinaryImage &Image,
   // indirect jump no sample followed: into the sink.
   for (unsigned B = 0; B < NB; ++B)
     if (ExitCount[B] || !HasSucc[B + 1])
-      AddJump(B + 1, Sink, ExitCount[B], ExitCount[B] > 0, false);
+      addJump(F, B + 1, Sink, ExitCount[B], ExitCount[B] > 0, false);
   // Code entered only from elsewhere (a jump table, a landing pad): from
   // the entry, but unlikely, as our solver's Elsewhere arcs.
   for (unsigned B = 1; B < NB; ++B)
     if (!HasPred[B + 1])
-      AddJump(Entry, B + 1, 0, false, true);
-  // Blocks with no path to the sink (a loop left by a call that does not
-  // return) would hold flow profi cannot route: an unlikely exit.
-  {
-    std::vector<std::vector<uint64_t>> Preds(NB + 2);
-    for (const FlowJump &J : F.Jumps)
-      Preds[J.Target].push_back(J.Source);
-    std::vector<bool> Reaches(NB + 2, false);
-    std::vector<uint64_t> Work{Sink};
-    Reaches[Sink] = true;
-    while (!Work.empty()) {
-      uint64_t V = Work.back();
-      Work.pop_back();
-      for (uint64_t U : Preds[V])
-        if (!Reaches[U]) {
-          Reaches[U] = true;
-          Work.push_back(U);
-        }
-    }
-    for (unsigned B = 0; B < NB; ++B)
-      if (!Reaches[B + 1])
-        AddJump(B + 1, Sink, 0, false, true);
-  }
+      addJump(F, Entry, B + 1, 0, false, true);
+  addExitsToUnreachedBlocks(F, Sink);
+  // Every jump is in place: the blocks can point at them.
   for (FlowJump &J : F.Jumps) {
     F.Blocks[J.Source].SuccJumps.push_back(&J);
     F.Blocks[J.Target].PredJumps.push_back(&J);
   }
+}
 
-  // Our costs, in profi's terms. A fall-through (target = source + 1) has
-  // costs of its own in profi; ours are the same for both kinds of edge.
+/// Our costs, in profi's terms. A fall-through (target = source + 1) has
+/// costs of its own in profi; ours are the same for both kinds of edge.
+static ProfiParams profiParams(const FlowInferenceCosts &C) {
   ProfiParams P;
   P.EvenFlowDistribution = true;
   P.RebalanceUnknown = true;
@@ -486,9 +485,22 @@ bool inferConsistentCountsProfi(FunctionCfg &Cfg, const BinaryImage &Image,
   P.CostJumpInc = P.CostJumpFTInc = unsigned(C.IncEdge);
   P.CostJumpDec = P.CostJumpFTDec = unsigned(C.DecEdge);
   P.CostJumpUnknownInc = P.CostJumpUnknownFTInc = unsigned(C.IncUnseenEdge);
-  applyFlowInference(P, F);
+  return P;
+}
 
-  for (unsigned B = 0; B < NB; ++B)
+bool inferConsistentCountsProfi(FunctionCfg &Cfg, const BinaryImage &Image,
+                                const FlowInferenceCosts &C) {
+  ArrayRef<Inst> Insts;
+  CfgEdges Edges;
+  std::vector<uint64_t> ExitCount;
+  if (!collectFlowInput(Cfg, Image, Insts, Edges, ExitCount))
+    return false;
+  FlowFunction F;
+  size_t EntryJump = 0;
+  buildProfiGraph(Cfg, Edges, ExitCount, F, EntryJump);
+  applyFlowInference(profiParams(C), F);
+
+  for (unsigned B = 0; B < Cfg.Blocks.size(); ++B)
     Cfg.Blocks[B].Count = F.Blocks[B + 1].Flow;
   Cfg.EntryCount = F.Jumps[EntryJump].Flow;
   size_t J = 0;
