@@ -69,8 +69,8 @@ static bool dumpOnly(const GenerateOptions &Opts) {
 }
 
 Expected<OutputFormat> validate(const GenerateOptions &Opts) {
-  if (Opts.Inputs.empty() && Opts.FromTruth.empty())
-    return makeError("no input: give a perf.data file (or '-' for stdin)");
+  if (Error E = checkInputs(Opts.Inputs, Opts.FromTruth))
+    return std::move(E);
   if (dumpOnly(Opts))
     return OutputFormat::Fdata;
   if (Opts.Output.empty())
@@ -166,9 +166,7 @@ struct Run {
       printRawProfile(raw(), Agg.maps(), Out);
   }
   Error noBranches(StringRef Hint) const {
-    return makeError("{0}: no sample has a branch stack; record with `perf "
-                     "record -b` (or -j any,u){1}",
-                     Rec.Name, Hint);
+    return noBranchStackError(Rec.Name, Hint);
   }
 };
 

@@ -8,6 +8,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <cassert>
 
 using namespace llvm;
 
@@ -132,12 +133,24 @@ static Error readInput(StringRef In, const InputOptions &Opts,
   return Error::success();
 }
 
+Error checkInputs(ArrayRef<std::string> Inputs, StringRef FromTruth) {
+  if (Inputs.empty() && FromTruth.empty())
+    return makeError("no input: give a perf.data file (or '-' for stdin)");
+  return Error::success();
+}
+
+Error noBranchStackError(StringRef Name, StringRef Hint) {
+  return makeError("{0}: no sample has a branch stack; record with `perf "
+                   "record -b` (or -j any,u){1}",
+                   Name, Hint);
+}
+
 Expected<Recording> readRecording(const InputOptions &Opts,
                                   LbrAggregator &Agg,
                                   PerfEventHandler &Handler,
                                   Diagnostics &Diags) {
-  if (Opts.Inputs.empty() && Opts.FromTruth.empty())
-    return makeError("no input: give a perf.data file (or '-' for stdin)");
+  if (Error E = checkInputs(Opts.Inputs, Opts.FromTruth))
+    return std::move(E);
   Recording Rec;
   Rec.FromTruth = !Opts.FromTruth.empty();
   Rec.Name = Rec.FromTruth ? Opts.FromTruth : Opts.Inputs.front();
@@ -218,9 +231,7 @@ Expected<SelectedBinary> selectBinary(const Recording &Rec,
   B.Path = Opts.Binary;
   B.Kernel = Opts.Kernel;
   if (Opts.Kernel) {
-    if (Opts.Binary.empty())
-      return makeError("--kernel needs --binary VMLINUX (the kernel's "
-                       "unstripped ELF image, with its symbol table)");
+    assert(!Opts.Binary.empty() && "validate() requires --binary for --kernel");
     Expected<int> K = findKernelDso(Dsos, Raw, Rec.Name);
     if (!K)
       return K.takeError();

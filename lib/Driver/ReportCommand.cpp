@@ -10,8 +10,8 @@ using namespace llvm;
 namespace lbr2prof {
 
 static Error validate(const ReportOptions &Opts) {
-  if (Opts.Inputs.empty())
-    return makeError("no input: give a perf.data file (or '-' for stdin)");
+  if (Error E = checkInputs(Opts.Inputs))
+    return E;
   if (Opts.PathLength < 1 || Opts.PathLength > MaxPathLength)
     return makeError("--path-length {0}: must be 1 to {1}", Opts.PathLength,
                      MaxPathLength);
@@ -43,9 +43,7 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
     return Rec.takeError();
   RawProfile &Raw = Agg.profile();
   if (Raw.Branches.empty())
-    return makeError("{0}: no sample has a branch stack; record with `perf "
-                     "record -b` (or -j any,u)",
-                     Rec->Name);
+    return noBranchStackError(Rec->Name);
   BinaryOptions BO;
   BO.Binary = Opts.Binary;
   BO.IgnoreBuildId = Opts.IgnoreBuildId;

@@ -52,6 +52,14 @@ struct Recording {
   bool FromTruth = false;
 };
 
+/// The inputs' own check, made before anything else: there is at least one.
+llvm::Error checkInputs(llvm::ArrayRef<std::string> Inputs,
+                        llvm::StringRef FromTruth = "");
+
+/// The error for a recording whose samples have no branch stack (Name is
+/// Recording::Name); Hint is added after the advice to record with -b.
+llvm::Error noBranchStackError(llvm::StringRef Name, llvm::StringRef Hint = "");
+
 /// Reads every input into Agg through Handler (Agg itself, or a handler
 /// that forwards to it), then finishes Agg. No samples at all, or none of
 /// the selected --pid, is an error.
