@@ -37,6 +37,31 @@ static void optionNames(const CLI::App &App, std::vector<std::string> &Names) {
     optionNames(*Sub, Names);
 }
 
+/// "unknown option '--bianry'; did you mean '--binary'?" for the first
+/// argument that looks like a long option and is none of App's, if any.
+static std::optional<std::string>
+describeUnknownOption(const CLI::App &App, ArrayRef<const char *> Args) {
+  std::vector<std::string> Names;
+  optionNames(App, Names);
+  for (const char *A : Args.drop_front()) {
+    StringRef Arg = StringRef(A).split('=').first;
+    if (!Arg.starts_with("--") || is_contained(Names, Arg.str()))
+      continue;
+    StringRef Best;
+    unsigned BestDist = 3; // at most 2 edits away
+    for (const std::string &N : Names) {
+      unsigned D = Arg.edit_distance(N, true, BestDist);
+      if (D < BestDist)
+        BestDist = D, Best = N;
+    }
+    std::string Msg = "unknown option '" + Arg.str() + "'";
+    if (!Best.empty())
+      Msg += "; did you mean '" + Best.str() + "'?";
+    return Msg;
+  }
+  return std::nullopt;
+}
+
 /// CLI11's parse errors as one line, "lbr2prof: error: ...", exit code 1
 /// (CLI11 itself prints two lines and exits with 104-114); an unknown
 /// option gets the closest known one, as LLVM's tools suggest.
@@ -55,24 +80,11 @@ static int reportParseError(const CLI::App &App, const CLI::ParseError &E,
            " times; give it once")
               .str();
   }
-  std::vector<std::string> Names;
-  optionNames(App, Names);
-  for (const char *A : Args.drop_front()) {
-    StringRef Arg = StringRef(A).split('=').first;
-    if (!Arg.starts_with("--") || is_contained(Names, Arg.str()))
-      continue;
-    StringRef Best;
-    unsigned BestDist = 3; // at most 2 edits away
-    for (const std::string &N : Names) {
-      unsigned D = Arg.edit_distance(N, true, BestDist);
-      if (D < BestDist)
-        BestDist = D, Best = N;
-    }
-    Msg = "unknown option '" + Arg.str() + "'";
-    if (!Best.empty())
-      Msg += "; did you mean '" + Best.str() + "'?";
-    break;
-  }
+  // Only when CLI11 met arguments it did not expect (an option's value may
+  // start with "--" too).
+  if (dynamic_cast<const CLI::ExtrasError *>(&E))
+    if (std::optional<std::string> U = describeUnknownOption(App, Args))
+      Msg = *U;
   WithColor::error(errs(), "lbr2prof") << Msg << '\n';
   return 1;
 }
