@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Driver/Dump.h"
+#include "lbr2prof/Driver/Diagnostics.h"
 #include "ProgressHandler.h"
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Aggregate/ProcessMaps.h"
@@ -16,7 +17,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/WithColor.h"
 #include <algorithm>
 #include <map>
 
@@ -385,16 +385,16 @@ void SummaryCollector::print(raw_ostream &OS, const EventSource &Src,
   printSamplesPerDso(PerDso, Maps, OS);
 }
 
-/// Prints the faults the reader survived, one line each, on stderr (stdout
-/// carries the dump).
-void printWarnings(const EventSource &Src) {
+/// Keeps the faults the reader survived for the end of the run.
+void collectWarnings(const EventSource &Src, Diagnostics &Diags) {
   for (const std::string &W : Src.warnings())
-    WithColor::warning(errs(), "lbr2prof") << W << '\n';
+    Diags.warning(W);
 }
 
 } // namespace
 
-Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
+static Error dump(const DumpOptions &Opts, raw_ostream &OS,
+                  Diagnostics &Diags) {
   for (const std::string &In : Opts.Inputs) {
     PerfReaderOptions RO;
     Expected<std::unique_ptr<EventSource>> Src = openEventSource(In, RO);
@@ -407,7 +407,7 @@ Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
         ProgressHandler PH(C, **Src, "reading " + In);
         return (*Src)->run(PH);
       }();
-      printWarnings(**Src);
+      collectWarnings(**Src, Diags);
       if (E)
         return E;
       C.print(OS, **Src, In);
@@ -416,11 +416,22 @@ Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
       P.Attrs = &(*Src)->info().Attrs;
       Error E = (*Src)->run(P);
       OS.flush();
-      printWarnings(**Src);
+      collectWarnings(**Src, Diags);
       if (E)
         return E;
     }
   }
+  return Error::success();
+}
+
+Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
+  // The reader's warnings go to stderr (stdout carries the dump) once the
+  // run succeeds: a run that fails says one line, its error, as generate
+  // and report do (a flipped bit gave a feature warning, then an error).
+  Diagnostics Diags;
+  if (Error E = dump(Opts, OS, Diags))
+    return E;
+  Diags.print(errs());
   return Error::success();
 }
 
