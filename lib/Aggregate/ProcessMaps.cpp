@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/ProcessMaps.h"
+#include "lbr2prof/Support/Path.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 
@@ -150,7 +151,7 @@ DsoMatch matchDso(StringRef DsoPath, ArrayRef<uint8_t> DsoId,
                   StringRef BinaryPath, ArrayRef<uint8_t> BinaryId) {
   if (sameBuildId(DsoId, BinaryId))
     return DsoMatch::Same;
-  if (sys::path::filename(DsoPath) != sys::path::filename(BinaryPath))
+  if (recordedFileName(DsoPath) != sys::path::filename(BinaryPath))
     return DsoMatch::None;
   return DsoId.empty() || BinaryId.empty() ? DsoMatch::Same
                                            : DsoMatch::BuildIdDiffers;

@@ -1,7 +1,10 @@
-//===- BinaryImage.cpp - ELF segments, build-id and function symbols ------===//
+//===- BinaryImage.cpp - segments, build-id and function symbols ----------===//
 //
-// Functions come from .symtab (or .dynsym when stripped): STT_FUNC symbols in
-// executable sections. Symbols at the same address and size are aliases of
+// ELF: functions come from .symtab (or .dynsym when stripped): STT_FUNC
+// symbols in executable sections. PE/COFF (x86-64 and Arm64 images, as
+// llvm-profgen reads them): the image is mapped section by section at
+// image base + RVA, so a mapping's page offset is an RVA; functions are the
+// symbol table's function-type symbols, each extending to the next. Symbols at the same address and size are aliases of
 // one function; the first global name is the primary. A symbol with size 0
 // (hand-written assembly) extends to the next symbol or its section's end.
 // `foo.cold`, `foo.cold.N`, `foo.part.N` are fragments whose parent is `foo`.
@@ -10,6 +13,7 @@
 #include "BinaryImpl.h"
 #include "lbr2prof/Support/Error.h"
 #include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/COFF.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
@@ -298,6 +302,74 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
   return Error::success();
 }
 
+/// Fills B from a PE/COFF image: one segment per section, executable
+/// sections as code, and function symbols (no size: each extends to the
+/// next) from the COFF symbol table. The image is relocatable and mapped
+/// whole: a trace's mapping of it starts at the image base, with the RVA
+/// of the first executable section as its page offset (llvm-profgen's
+/// coff-profile input: `[0x7ff70a1b0000(0x640000) @ 0x1000 ...]`, .text
+/// at RVA 0x1000; llvm-profgen puts 0x7ff70a1b1482 at image base +
+/// 0x1482). So a section's "file offset" here is that page offset plus
+/// its RVA.
+static Error readCoff(const COFFObjectFile &Obj, BinaryImage::Impl &B) {
+  B.IsDyn = true;
+  uint64_t Base = Obj.getImageBase();
+  uint64_t TextRva = 0;
+  for (const SectionRef &Sec : Obj.sections()) {
+    const coff_section *S = Obj.getCOFFSection(Sec);
+    if (S->Characteristics & COFF::IMAGE_SCN_MEM_EXECUTE) {
+      TextRva = S->VirtualAddress;
+      break;
+    }
+  }
+  for (const SectionRef &Sec : Obj.sections()) {
+    const coff_section *S = Obj.getCOFFSection(Sec);
+    bool Exec = S->Characteristics & COFF::IMAGE_SCN_MEM_EXECUTE;
+    Segment Seg;
+    Seg.VAddr = Base + S->VirtualAddress;
+    Seg.MemSize = S->VirtualSize;
+    Seg.Offset = TextRva + S->VirtualAddress;
+    Seg.FileSize = std::min<uint64_t>(S->VirtualSize, S->SizeOfRawData);
+    Seg.Exec = Exec;
+    B.Segments.push_back(Seg);
+    if (!Exec)
+      continue;
+    ArrayRef<uint8_t> Data;
+    if (Error Err = Obj.getSectionContents(S, Data))
+      return Err;
+    Expected<StringRef> Name = Obj.getSectionName(S);
+    if (!Name)
+      return Name.takeError();
+    B.Code.push_back({Seg.VAddr, Data.take_front(Seg.FileSize), Name->str()});
+  }
+  std::vector<RawFunctionSym> Raws;
+  for (const SymbolRef &Ref : Obj.symbols()) {
+    COFFSymbolRef S = Obj.getCOFFSymbol(Ref);
+    if (S.getComplexType() != COFF::IMAGE_SYM_DTYPE_FUNCTION ||
+        S.getSectionNumber() <= 0)
+      continue;
+    Expected<StringRef> Name = Obj.getSymbolName(S);
+    if (!Name) {
+      consumeError(Name.takeError());
+      continue;
+    }
+    Expected<const coff_section *> Sec = Obj.getSection(S.getSectionNumber());
+    if (!Sec) {
+      consumeError(Sec.takeError());
+      continue;
+    }
+    uint64_t Addr = Base + (*Sec)->VirtualAddress + S.getValue();
+    if (Name->empty() || !inCode(B.Code, Addr))
+      continue;
+    bool Local = S.getStorageClass() == COFF::IMAGE_SYM_CLASS_STATIC;
+    Raws.push_back({Addr, 0, Name->str(), "", Local, Raws.size()});
+  }
+  B.HasSymtab = !Raws.empty();
+  mergeAliases(Raws, B.Functions);
+  clipFunctionEnds(B.Code, B.Functions);
+  return Error::success();
+}
+
 Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
   auto I = std::make_unique<Impl>();
   I->Path = Path.str();
@@ -309,7 +381,7 @@ Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
   I->Buffer = std::move(*Buf);
   auto Bin = ObjectFile::createObjectFile(I->Buffer->getMemBufferRef());
   if (!Bin)
-    return makeError("{0}: not an ELF file we can read: {1}", Path,
+    return makeError("{0}: not an ELF or PE/COFF file we can read: {1}", Path,
                      toString(Bin.takeError()));
   I->Obj = std::move(*Bin);
   Error E = Error::success();
@@ -324,11 +396,30 @@ Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
                        "AArch64)",
                        Path, M);
     E = readElf(*O, *I);
+  } else if (auto *C = dyn_cast<COFFObjectFile>(I->Obj.get())) {
+    uint16_t M = C->getMachine();
+    if (M == COFF::IMAGE_FILE_MACHINE_AMD64)
+      I->Arch = "x86_64";
+    else if (M == COFF::IMAGE_FILE_MACHINE_ARM64)
+      I->Arch = "aarch64";
+    else
+      return makeError("{0}: unsupported PE/COFF machine {1:x} (expected "
+                       "x86-64 or Arm64)",
+                       Path, M);
+    if (!C->getPE32PlusHeader())
+      return makeError("{0}: not a PE32+ image (a COFF object file or a "
+                       "32-bit image)",
+                       Path);
+    E = readCoff(*C, *I);
   } else {
-    return makeError("{0}: not a 64-bit little-endian ELF file", Path);
+    return makeError("{0}: not a 64-bit little-endian ELF file or a PE/COFF "
+                     "image",
+                     Path);
   }
   if (E)
-    return makeError("{0}: malformed ELF: {1}", Path, toString(std::move(E)));
+    return makeError("{0}: malformed {1}: {2}", Path,
+                     isa<COFFObjectFile>(I->Obj.get()) ? "PE/COFF" : "ELF",
+                     toString(std::move(E)));
   I->Decoded.reset(new Impl::Slot[I->Functions.size()]);
   return std::unique_ptr<BinaryImage>(new BinaryImage(std::move(I)));
 }

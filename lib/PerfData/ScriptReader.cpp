@@ -31,6 +31,7 @@
 #include "ByteSource.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/Path.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -252,7 +253,7 @@ Error ScriptReader::mmapLine(StringRef Rest, bool Is2, int64_t SamplePid,
   if (Pid >= 0)
     TextPid = uint32_t(Pid);
   if (HasAssumed && E.isExecutable() &&
-      sys::path::filename(E.Filename) == sys::path::filename(Assumed.Path))
+      recordedFileName(E.Filename) == sys::path::filename(Assumed.Path))
     BinaryMapped = true;
   RecordInfo R;
   R.Type = Is2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP;
@@ -432,6 +433,12 @@ Error ScriptReader::sampleLine(ArrayRef<StringRef> Tok, size_t FirstBranch,
   // Lines before a sample with its own IP were IP-only samples.
   if (Error Err = flushFrames(H, false))
     return Err;
+  // A branch stack alone (`-F brstack`, llvm-profgen's coff-profile input):
+  // the sample's IP is not printed; it lies in the run that starts at the
+  // newest branch's target, which stands for it (the file it is in, and
+  // the sample's place in IP counts).
+  if (FirstBranch == 0 && !Branches.empty())
+    S.Ip = Branches.front().to();
   return deliver(S, H);
 }
 
