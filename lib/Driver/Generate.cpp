@@ -117,6 +117,7 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
        ContextsNeed},
       {Opts.CSMaxCalleeSize.has_value(), "--cs-max-callee-size", Contexts,
        ContextsNeed},
+      {!Opts.CSPreInliner.empty(), "--cs-preinliner", Contexts, ContextsNeed},
       {Opts.Dump == "probes", "--dump=probes",
        Sample && !Opts.UseDwarfCorrelation,
        "probe-based sample profiles (not with --use-dwarf-correlation)"},
@@ -267,7 +268,10 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
                           const PseudoProbes *Probes, StringRef Kind) {
   ContextProfileOptions CO;
   CO.InferFlow = R.Opts.InferFlow;
-  CO.CalleeSizeLimit = R.Opts.CSMaxCalleeSize.value_or(75);
+  bool Budget = R.Opts.CSPreInliner == "budget";
+  if (Budget)
+    CO.PreInliner = ContextProfileOptions::PreInlinerKind::Budget;
+  CO.CalleeSizeLimit = R.Opts.CSMaxCalleeSize.value_or(Budget ? 1500 : 75);
   CO.PreInline = CO.CalleeSizeLimit != 0;
   CO.Probes = Probes;
   ContextProfileResult CP =

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/ContextProfileBuilder.h"
+#include "FlatProfiles.h"
+#include "PreInliner.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/ProfileData/ProfileCommon.h"
 #include "llvm/ADT/StringMap.h"
@@ -174,37 +176,6 @@ void appendFrames(SampleContextFrameVector &V, ArrayRef<SourceFrame> Stack,
   }
 }
 
-/// Frame vectors interned to ids, so a profile under construction is keyed
-/// by two small numbers rather than a vector compared frame by frame.
-class FrameTable {
-public:
-  uint32_t intern(const SampleContextFrameVector &V) {
-    auto [It, New] = Ids.try_emplace(V, uint32_t(Vectors.size()));
-    if (New)
-      Vectors.push_back(&It->first);
-    return It->second;
-  }
-  const SampleContextFrameVector &get(uint32_t Id) const {
-    return *Vectors[Id];
-  }
-
-private:
-  struct Less {
-    bool operator()(const SampleContextFrameVector &A,
-                    const SampleContextFrameVector &B) const {
-      return std::lexicographical_compare(
-          A.begin(), A.end(), B.begin(), B.end(),
-          [](const SampleContextFrame &X, const SampleContextFrame &Y) {
-            if (X.Func != Y.Func)
-              return X.Func.stringRef() < Y.Func.stringRef();
-            return X.Location < Y.Location;
-          });
-    }
-  };
-  std::map<SampleContextFrameVector, uint32_t, Less> Ids;
-  std::vector<const SampleContextFrameVector *> Vectors;
-};
-
 /// What an instruction (line-based) or a probe (probe-based) contributes,
 /// named once for all contexts: the inline frames above it (an interned
 /// suffix: every frame with its location, the innermost function with
@@ -226,167 +197,6 @@ enum class SiteKind {
   None,    ///< no name: the context is cut there
   Append,  ///< the frames add to the caller's context
   Restart, ///< the frames start a context of their own
-};
-
-/// Flat CS profiles under construction, keyed by (context frames, inline
-/// suffix), both interned.
-class FlatProfiles {
-public:
-  explicit FlatProfiles(ContextProfileResult &R) : R(R) {}
-  struct Node {
-    std::map<LineLocation, uint64_t> Body;
-    std::map<std::pair<LineLocation, StringRef>, uint64_t> Calls;
-    uint64_t Head = 0, Total = 0;
-  };
-  FrameTable Bases, Suffixes;
-  Node &at(uint32_t Base, uint32_t Suffix) {
-    return Nodes[(uint64_t(Base) << 32) | Suffix];
-  }
-  /// The count above which body samples hold 99% of all: LLVM's hot count
-  /// (ProfileSummaryBuilder's 990000 cutoff), in executions.
-  uint64_t hotCount() const {
-    std::vector<uint64_t> C;
-    uint64_t Sum = 0;
-    for (const auto &KV : Nodes)
-      for (const auto &LC : KV.second.Body)
-        if (LC.second) {
-          C.push_back(LC.second);
-          Sum += LC.second;
-        }
-    llvm::sort(C, std::greater<uint64_t>());
-    uint64_t Acc = 0;
-    for (uint64_t V : C) {
-      Acc += V;
-      if (Acc >= Sum / 100 * 99)
-        return V;
-    }
-    return C.empty() ? 0 : C.back();
-  }
-  /// Interns the frames of a context given as call-site groups (one per
-  /// call in its chain, outermost first, each that site's inline frames)
-  /// and remembers the groups, for pruning.
-  uint32_t base(ArrayRef<SampleContextFrameVector> Groups) {
-    SampleContextFrameVector V;
-    for (const SampleContextFrameVector &G : Groups)
-      V.append(G.begin(), G.end());
-    uint32_t Id = Bases.intern(V);
-    if (Id >= GroupsOf.size())
-      GroupsOf.resize(Id + 1);
-    if (GroupsOf[Id].empty())
-      GroupsOf[Id].assign(Groups.begin(), Groups.end());
-    return Id;
-  }
-  /// Keep(Base, Leaf) decides whether the call context of function Leaf
-  /// (a Suffixes id) called under Base stays a context. Where a call in a
-  /// node's chain is rejected, the node's context restarts after it: its
-  /// profile moves to the context made of the call sites below that call
-  /// (none: the function's base profile), adding up there. Returns how many
-  /// call contexts were rejected.
-  uint64_t prune(function_ref<bool(uint32_t Base, uint32_t Leaf)> Keep) {
-    DenseMap<uint64_t, bool> Decided;
-    uint64_t Rejected = 0;
-    auto keep = [&](uint32_t Base, uint32_t Leaf) {
-      auto [D, New] = Decided.try_emplace((uint64_t(Base) << 32) | Leaf);
-      if (New) {
-        D->second = Keep(Base, Leaf);
-        Rejected += !D->second;
-      }
-      return D->second;
-    };
-    auto leafOf = [&](const SampleContextFrame &F) {
-      SampleContextFrameVector L{SampleContextFrame(F.Func, LineLocation(0, 0))};
-      return Suffixes.intern(L);
-    };
-    // Boundary K is the call made at group K; its callee is the outermost
-    // function of the next group, or, for the last boundary, of the node's
-    // suffix. The boundaries inside a base's chain are the same for every
-    // node under it: decided once per base (groups before the returned
-    // index are dropped).
-    DenseMap<uint32_t, size_t> InnerCuts;
-    auto innerCut = [&](uint32_t Base) {
-      if (auto It = InnerCuts.find(Base); It != InnerCuts.end())
-        return It->second;
-      // A copy: base() may grow GroupsOf.
-      std::vector<SampleContextFrameVector> G = groupsOf(Base);
-      size_t Cut = 0;
-      for (size_t K = 0; K + 1 < G.size(); ++K)
-        if (!keep(base(ArrayRef(G).take_front(K + 1)), leafOf(G[K + 1].front())))
-          Cut = K + 1;
-      InnerCuts[Base] = Cut;
-      return Cut;
-    };
-    DenseMap<uint64_t, Node> Out;
-    for (auto &[Key, N] : Nodes) {
-      uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
-      size_t Groups = groupsOf(Base).size();
-      size_t Cut = innerCut(Base);
-      // The last boundary's prefix is the whole chain: Base itself.
-      if (Groups && !keep(Base, leafOf(Suffixes.get(Suffix).front())))
-        Cut = Groups;
-      uint32_t NewBase = Base;
-      if (Cut) {
-        std::vector<SampleContextFrameVector> G = groupsOf(Base);
-        NewBase = base(ArrayRef(G).drop_front(Cut));
-      }
-      auto [It, New] = Out.try_emplace((uint64_t(NewBase) << 32) | Suffix);
-      Node &To = It->second;
-      // Moved where it is the first at its place (most are), added up
-      // otherwise; either way the old node's maps go now, not after the
-      // loop. Its Head stays: Keep reads it for the nodes still to come.
-      if (New) {
-        To = std::move(N);
-        continue;
-      }
-      for (const auto &[L, C] : N.Body)
-        To.Body[L] += C;
-      for (const auto &[LN, C] : N.Calls)
-        To.Calls[LN] += C;
-      To.Head += N.Head;
-      To.Total += N.Total;
-      N.Body.clear();
-      N.Calls.clear();
-    }
-    Nodes = std::move(Out);
-    return Rejected;
-  }
-  /// The call-site groups base() was given for Base (none if unknown).
-  ArrayRef<SampleContextFrameVector> groupsOf(uint32_t Base) const {
-    return Base < GroupsOf.size() ? ArrayRef(GroupsOf[Base])
-                                  : ArrayRef<SampleContextFrameVector>();
-  }
-  /// The node of (Base, Suffix), if any.
-  const Node *find(uint32_t Base, uint32_t Suffix) const {
-    auto It = Nodes.find((uint64_t(Base) << 32) | Suffix);
-    return It == Nodes.end() ? nullptr : &It->second;
-  }
-  /// Moves the nodes into R.Profiles (as flat CS profiles), calling Made on
-  /// each profile with the node's base and suffix ids.
-  void emit(function_ref<void(FunctionSamples &, uint32_t Base,
-                              uint32_t Suffix)>
-                Made) {
-    for (auto &[Key, N] : Nodes) {
-      SampleContextFrameVector V = Bases.get(uint32_t(Key >> 32));
-      const SampleContextFrameVector &S = Suffixes.get(uint32_t(Key));
-      V.append(S.begin(), S.end());
-      R.Frames.push_back(std::move(V));
-      FunctionSamples &FS = R.Profiles.create(SampleContext(R.Frames.back()));
-      for (const auto &[L, C] : N.Body)
-        FS.addBodySamples(L.LineOffset, L.Discriminator, C);
-      for (const auto &[LN, C] : N.Calls)
-        FS.addCalledTargetSamples(LN.first.LineOffset, LN.first.Discriminator,
-                                  FunctionId(LN.second), C);
-      FS.addHeadSamples(N.Head);
-      FS.addTotalSamples(N.Total);
-      Made(FS, uint32_t(Key >> 32), uint32_t(Key));
-    }
-    Nodes.clear();
-  }
-
-private:
-  ContextProfileResult &R;
-  DenseMap<uint64_t, Node> Nodes;
-  /// Per Bases id made by base(): its call-site groups.
-  std::vector<std::vector<SampleContextFrameVector>> GroupsOf;
 };
 
 } // namespace
@@ -764,13 +574,20 @@ void ContextCounter::addCalls(unsigned F, const FunctionCfg &Cfg,
 /// (limit 0): 1.057; lines 1000: 1.068, gawk 1.025. Inlined code (DWARF
 /// inline frames, probe inline trees) always stays with its outlined
 /// function, as in the context-free profiles. CalleeSizeLimit in bytes.
+/// With ContextProfileOptions::PreInliner == Budget, PreInliner.cpp decides.
 void preInline(FlatProfiles &Flat, const BinaryImage &Image,
-               uint64_t CalleeSizeLimit, ContextProfileStats &St) {
+               const ContextProfileOptions &Opts, ContextProfileStats &St) {
   StringMap<uint64_t> Size;
   for (const FunctionSym &F : Image.functions()) {
     uint64_t &S = Size[F.Name];
     S = std::max(S, F.End - F.Start);
   }
+  St.Budget = Opts.PreInliner == ContextProfileOptions::PreInlinerKind::Budget;
+  if (St.Budget) {
+    St.ContextsMoved = preInlineWithBudget(Flat, Size, Opts, St);
+    return;
+  }
+  uint64_t CalleeSizeLimit = Opts.CalleeSizeLimit;
   St.HotCallCount = Flat.hotCount();
   St.ContextsMoved = Flat.prune([&](uint32_t Base, uint32_t Leaf) {
     const FlatProfiles::Node *N = Flat.find(Base, Leaf);
@@ -897,7 +714,7 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   ContextCounter(Image, Dso, O, *Names, Flat, Root, Opts.InferFlow, St)
       .addContexts(Raw);
   if (Opts.PreInline)
-    preInline(Flat, Image, Opts.CalleeSizeLimit, St);
+    preInline(Flat, Image, Opts, St);
   emitMarked(Flat, Opts, Root, R);
   St.ContextProfiles = R.Profiles.size();
   inferCallerProfiles(R);
@@ -931,11 +748,13 @@ void printContextProfileStats(const ContextProfileStats &S,
     OS << format("  outermost frames dropped by the depth bound: %llu\n",
                  (unsigned long long)A.DepthCut);
   OS << format("  contexts in this binary: %llu; call contexts moved to base "
-               "profiles (calls under the hot count %llu, or callee over the "
-               "size limit): %llu; context profiles: %llu; call sites without "
-               "%s: %llu\n",
+               "profiles (%s %llu, or callee over the size limit%s): %llu; "
+               "context profiles: %llu; call sites without %s: %llu\n",
                (unsigned long long)S.Contexts,
+               S.Budget ? "calls at or under the cold count"
+                        : "calls under the hot count",
                (unsigned long long)S.HotCallCount,
+               S.Budget ? ", or past the caller's growth budget" : "",
                (unsigned long long)S.ContextsMoved,
                (unsigned long long)S.ContextProfiles,
                S.ProbeBased ? "a call probe" : "line info",

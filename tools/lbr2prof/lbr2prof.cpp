@@ -167,6 +167,15 @@ int main(int argc, char **argv) {
                  "the function's base profile; clang inlines every kept "
                  "context; 0 keeps all, unmarked, leaving the decisions to "
                  "clang (default 75)");
+  App.add_option("--cs-preinliner", Gen.CSPreInliner,
+                 "Context-sensitive profiles: how the pre-inliner decides "
+                 "which contexts to keep: size (hot calls into callees "
+                 "under --cs-max-callee-size; the default) or budget (per "
+                 "caller, its hottest calls first until the code they add "
+                 "reaches 12x its size, as llvm-profgen's pre-inliner does; "
+                 "--cs-max-callee-size, default 1500, then scales the "
+                 "callee size a call's hotness allows)")
+      ->check(CLI::IsMember({"size", "budget"}).description(""));
   App.add_option("--dump", Gen.Dump,
                  "Also print a stage to stdout: raw (aggregated addresses), "
                  "cfg (per-function blocks and edges), probes (the "

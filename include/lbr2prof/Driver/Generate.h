@@ -57,6 +57,11 @@ struct GenerateOptions {
   /// most this many bytes (0: keep every context; unset: 75). See
   /// ContextProfileOptions.
   std::optional<uint64_t> CSMaxCalleeSize;
+  /// The pre-inliner: "size" (the default: hot calls into callees of at
+  /// most CSMaxCalleeSize bytes) or "budget" (per caller, hottest calls
+  /// first within a growth budget; CSMaxCalleeSize, default 1500, scales
+  /// the callee size a call's hotness allows). Empty: the default.
+  std::string CSPreInliner;
   /// Exact counts from an emulator truth file (utils/lbr-record --truth)
   /// instead of perf.data inputs: a profile of the exact execution.
   std::string FromTruth;

@@ -90,6 +90,16 @@ struct ContextProfileOptions {
   /// buildContextProfile for the measurements behind the default).
   bool PreInline = true;
   uint64_t CalleeSizeLimit = 75;
+  /// How the pre-inliner decides. Size: hot calls into functions of at
+  /// most CalleeSizeLimit bytes. Budget: per caller, its hottest calls
+  /// first while the code they add stays under GrowthFactor x the
+  /// caller's size (within [MinBudget, MaxBudget] bytes), each into a
+  /// callee under CalleeSizeLimit x 100 x the call's hotness + 1 bytes
+  /// (PreInliner.cpp; llvm-profgen 19's scale, with 1500).
+  enum class PreInlinerKind { Size, Budget };
+  PreInlinerKind PreInliner = PreInlinerKind::Size;
+  uint64_t GrowthFactor = 12;
+  uint64_t MinBudget = 100, MaxBudget = 50000;
   /// Name code by these pseudo probes (CSSPGO) rather than by DWARF lines.
   const PseudoProbes *Probes = nullptr;
 };
@@ -98,7 +108,9 @@ struct ContextProfileStats {
   uint64_t Contexts = 0;          ///< contexts with counts in this binary
   uint64_t ContextProfiles = 0;   ///< (context, function) profiles built
   uint64_t ContextsMoved = 0;     ///< call contexts moved to base profiles
-  uint64_t HotCallCount = 0;      ///< calls a kept context needs
+  uint64_t HotCallCount = 0;      ///< calls a kept context needs (budget:
+                                  ///< the cold count it must pass)
+  bool Budget = false;            ///< the budget pre-inliner decided
   uint64_t CallSitesNoDebug = 0;  ///< context frames without a name (line
                                   ///< info, or a call probe)
   bool ProbeBased = false;

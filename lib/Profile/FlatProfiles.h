@@ -1,0 +1,253 @@
+//===- FlatProfiles.h - context profiles under construction -----*- C++ -*-===//
+//
+// Private to lib/Profile: the flat context-sensitive profiles the context
+// profile builder fills (ContextProfileBuilder.cpp) and the pre-inliners
+// prune (PreInliner.cpp), keyed by interned frame vectors.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_LIB_PROFILE_FLATPROFILES_H
+#define LBR2PROF_LIB_PROFILE_FLATPROFILES_H
+
+#include "lbr2prof/Profile/ContextProfileBuilder.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ProfileData/SampleProf.h"
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace lbr2prof {
+
+/// Frame vectors interned to ids, so a profile under construction is keyed
+/// by two small numbers rather than a vector compared frame by frame.
+class FrameTable {
+public:
+  uint32_t intern(const llvm::sampleprof::SampleContextFrameVector &V) {
+    auto [It, New] = Ids.try_emplace(V, uint32_t(Vectors.size()));
+    if (New)
+      Vectors.push_back(&It->first);
+    return It->second;
+  }
+  const llvm::sampleprof::SampleContextFrameVector &get(uint32_t Id) const {
+    return *Vectors[Id];
+  }
+
+private:
+  struct Less {
+    bool operator()(const llvm::sampleprof::SampleContextFrameVector &A,
+                    const llvm::sampleprof::SampleContextFrameVector &B) const {
+      return std::lexicographical_compare(
+          A.begin(), A.end(), B.begin(), B.end(),
+          [](const llvm::sampleprof::SampleContextFrame &X, const llvm::sampleprof::SampleContextFrame &Y) {
+            if (X.Func != Y.Func)
+              return X.Func.stringRef() < Y.Func.stringRef();
+            return X.Location < Y.Location;
+          });
+    }
+  };
+  std::map<llvm::sampleprof::SampleContextFrameVector, uint32_t, Less> Ids;
+  std::vector<const llvm::sampleprof::SampleContextFrameVector *> Vectors;
+};
+
+/// Flat CS profiles under construction, keyed by (context frames, inline
+/// suffix), both interned.
+class FlatProfiles {
+public:
+  explicit FlatProfiles(ContextProfileResult &R) : R(R) {}
+  struct Node {
+    std::map<llvm::sampleprof::LineLocation, uint64_t> Body;
+    std::map<std::pair<llvm::sampleprof::LineLocation, llvm::StringRef>, uint64_t> Calls;
+    uint64_t Head = 0, Total = 0;
+  };
+  FrameTable Bases, Suffixes;
+  Node &at(uint32_t Base, uint32_t Suffix) {
+    return Nodes[(uint64_t(Base) << 32) | Suffix];
+  }
+  /// The count above which body samples hold 99% of all: LLVM's hot count
+  /// (ProfileSummaryBuilder's 990000 cutoff), in executions.
+  uint64_t hotCount() const {
+    std::vector<uint64_t> C;
+    uint64_t Sum = 0;
+    for (const auto &KV : Nodes)
+      for (const auto &LC : KV.second.Body)
+        if (LC.second) {
+          C.push_back(LC.second);
+          Sum += LC.second;
+        }
+    llvm::sort(C, std::greater<uint64_t>());
+    uint64_t Acc = 0;
+    for (uint64_t V : C) {
+      Acc += V;
+      if (Acc >= Sum / 100 * 99)
+        return V;
+    }
+    return C.empty() ? 0 : C.back();
+  }
+  /// The body-sample count at each of Cutoffs (fractions of all body
+  /// samples, ascending): the smallest count among the hottest samples
+  /// that together reach that fraction, as LLVM's ProfileSummaryBuilder
+  /// finds its hot (0.99) and cold (0.999999) counts.
+  /// The counts are context-less: a function's line adds up over all its
+  /// contexts first, as LLVM's SampleProfileSummaryBuilder flattens a
+  /// context-sensitive profile before its summary (so that splitting by
+  /// context does not lower the thresholds).
+  std::vector<uint64_t> countsAtCutoffs(llvm::ArrayRef<double> Cutoffs) const {
+    std::map<std::pair<uint32_t, llvm::sampleprof::LineLocation>, uint64_t>
+        ContextLess;
+    for (const auto &[Key, N] : Nodes)
+      for (const auto &[L, Count] : N.Body)
+        ContextLess[{uint32_t(Key), L}] += Count;
+    std::vector<uint64_t> C;
+    uint64_t Sum = 0;
+    for (const auto &[Unused, Count] : ContextLess)
+      if (Count) {
+        C.push_back(Count);
+        Sum += Count;
+      }
+    llvm::sort(C, std::greater<uint64_t>());
+    std::vector<uint64_t> Out;
+    uint64_t Acc = 0;
+    size_t I = 0;
+    for (double F : Cutoffs) {
+      double Need = F * double(Sum);
+      while (I < C.size() && double(Acc) < Need)
+        Acc += C[I++];
+      Out.push_back(I ? C[I - 1] : (C.empty() ? 0 : C.front()));
+    }
+    return Out;
+  }
+  /// Calls Fn(Base, Suffix, Node) for every node, in no fixed order.
+  template <class Fn> void forEachNode(Fn F) const {
+    for (const auto &[Key, N] : Nodes)
+      F(uint32_t(Key >> 32), uint32_t(Key), N);
+  }
+  /// Interns the frames of a context given as call-site groups (one per
+  /// call in its chain, outermost first, each that site's inline frames)
+  /// and remembers the groups, for pruning.
+  uint32_t base(llvm::ArrayRef<llvm::sampleprof::SampleContextFrameVector> Groups) {
+    llvm::sampleprof::SampleContextFrameVector V;
+    for (const llvm::sampleprof::SampleContextFrameVector &G : Groups)
+      V.append(G.begin(), G.end());
+    uint32_t Id = Bases.intern(V);
+    if (Id >= GroupsOf.size())
+      GroupsOf.resize(Id + 1);
+    if (GroupsOf[Id].empty())
+      GroupsOf[Id].assign(Groups.begin(), Groups.end());
+    return Id;
+  }
+  /// Keep(Base, Leaf) decides whether the call context of function Leaf
+  /// (a Suffixes id) called under Base stays a context. Where a call in a
+  /// node's chain is rejected, the node's context restarts after it: its
+  /// profile moves to the context made of the call sites below that call
+  /// (none: the function's base profile), adding up there. Returns how many
+  /// call contexts were rejected.
+  uint64_t prune(llvm::function_ref<bool(uint32_t Base, uint32_t Leaf)> Keep) {
+    llvm::DenseMap<uint64_t, bool> Decided;
+    uint64_t Rejected = 0;
+    auto keep = [&](uint32_t Base, uint32_t Leaf) {
+      auto [D, New] = Decided.try_emplace((uint64_t(Base) << 32) | Leaf);
+      if (New) {
+        D->second = Keep(Base, Leaf);
+        Rejected += !D->second;
+      }
+      return D->second;
+    };
+    auto leafOf = [&](const llvm::sampleprof::SampleContextFrame &F) {
+      llvm::sampleprof::SampleContextFrameVector L{llvm::sampleprof::SampleContextFrame(F.Func, llvm::sampleprof::LineLocation(0, 0))};
+      return Suffixes.intern(L);
+    };
+    // Boundary K is the call made at group K; its callee is the outermost
+    // function of the next group, or, for the last boundary, of the node's
+    // suffix. The boundaries inside a base's chain are the same for every
+    // node under it: decided once per base (groups before the returned
+    // index are dropped).
+    llvm::DenseMap<uint32_t, size_t> InnerCuts;
+    auto innerCut = [&](uint32_t Base) {
+      if (auto It = InnerCuts.find(Base); It != InnerCuts.end())
+        return It->second;
+      // A copy: base() may grow GroupsOf.
+      std::vector<llvm::sampleprof::SampleContextFrameVector> G = groupsOf(Base);
+      size_t Cut = 0;
+      for (size_t K = 0; K + 1 < G.size(); ++K)
+        if (!keep(base(llvm::ArrayRef(G).take_front(K + 1)), leafOf(G[K + 1].front())))
+          Cut = K + 1;
+      InnerCuts[Base] = Cut;
+      return Cut;
+    };
+    llvm::DenseMap<uint64_t, Node> Out;
+    for (auto &[Key, N] : Nodes) {
+      uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
+      size_t Groups = groupsOf(Base).size();
+      size_t Cut = innerCut(Base);
+      // The last boundary's prefix is the whole chain: Base itself.
+      if (Groups && !keep(Base, leafOf(Suffixes.get(Suffix).front())))
+        Cut = Groups;
+      uint32_t NewBase = Base;
+      if (Cut) {
+        std::vector<llvm::sampleprof::SampleContextFrameVector> G = groupsOf(Base);
+        NewBase = base(llvm::ArrayRef(G).drop_front(Cut));
+      }
+      auto [It, New] = Out.try_emplace((uint64_t(NewBase) << 32) | Suffix);
+      Node &To = It->second;
+      // Moved where it is the first at its place (most are), added up
+      // otherwise; either way the old node's maps go now, not after the
+      // loop. Its Head stays: Keep reads it for the nodes still to come.
+      if (New) {
+        To = std::move(N);
+        continue;
+      }
+      for (const auto &[L, C] : N.Body)
+        To.Body[L] += C;
+      for (const auto &[LN, C] : N.Calls)
+        To.Calls[LN] += C;
+      To.Head += N.Head;
+      To.Total += N.Total;
+      N.Body.clear();
+      N.Calls.clear();
+    }
+    Nodes = std::move(Out);
+    return Rejected;
+  }
+  /// The call-site groups base() was given for Base (none if unknown).
+  llvm::ArrayRef<llvm::sampleprof::SampleContextFrameVector> groupsOf(uint32_t Base) const {
+    return Base < GroupsOf.size() ? llvm::ArrayRef(GroupsOf[Base])
+                                  : llvm::ArrayRef<llvm::sampleprof::SampleContextFrameVector>();
+  }
+  /// The node of (Base, Suffix), if any.
+  const Node *find(uint32_t Base, uint32_t Suffix) const {
+    auto It = Nodes.find((uint64_t(Base) << 32) | Suffix);
+    return It == Nodes.end() ? nullptr : &It->second;
+  }
+  /// Moves the nodes into R.Profiles (as flat CS profiles), calling Made on
+  /// each profile with the node's base and suffix ids.
+  void emit(llvm::function_ref<void(llvm::sampleprof::FunctionSamples &, uint32_t Base,
+                              uint32_t Suffix)>
+                Made) {
+    for (auto &[Key, N] : Nodes) {
+      llvm::sampleprof::SampleContextFrameVector V = Bases.get(uint32_t(Key >> 32));
+      const llvm::sampleprof::SampleContextFrameVector &S = Suffixes.get(uint32_t(Key));
+      V.append(S.begin(), S.end());
+      R.Frames.push_back(std::move(V));
+      llvm::sampleprof::FunctionSamples &FS = R.Profiles.create(llvm::sampleprof::SampleContext(R.Frames.back()));
+      for (const auto &[L, C] : N.Body)
+        FS.addBodySamples(L.LineOffset, L.Discriminator, C);
+      for (const auto &[LN, C] : N.Calls)
+        FS.addCalledTargetSamples(LN.first.LineOffset, LN.first.Discriminator,
+                                  llvm::sampleprof::FunctionId(LN.second), C);
+      FS.addHeadSamples(N.Head);
+      FS.addTotalSamples(N.Total);
+      Made(FS, uint32_t(Key >> 32), uint32_t(Key));
+    }
+    Nodes.clear();
+  }
+
+private:
+  ContextProfileResult &R;
+  llvm::DenseMap<uint64_t, Node> Nodes;
+  /// Per Bases id made by base(): its call-site groups.
+  std::vector<std::vector<llvm::sampleprof::SampleContextFrameVector>> GroupsOf;
+};
+
+} // namespace lbr2prof
+
+#endif

@@ -1,0 +1,322 @@
+//===- PreInliner.cpp - the growth-budget pre-inliner ---------------------===//
+//
+// The flat profiles' call contexts are put in a trie: a root per function
+// (its base profile), below it the calls it makes (call site, callee),
+// below those the calls the callee makes in that context, and so on. Each
+// trie node stands for the flat (prefix, callee) pairs that prune() asks
+// about. Functions are then taken from the top of the call graph down, as
+// a compiler's bottom-up inliner would see the result: each one keeps its
+// hottest call contexts first, while
+//   - the call is above the cold count and the callee is small enough for
+//     the call's hotness: under HotCalleeSize x 100 x h + 1 bytes, where h
+//     is the call count between the profile's cold count (0) and its 10%
+//     cutoff count (1); llvm-profgen 19's CSPreInliner uses this scale
+//     with 1500 bytes;
+//   - and the code kept so far (the function's own size plus its kept
+//     callees') is under its budget: GrowthFactor x its size, within
+//     [MinBudget, MaxBudget] (llvm-profgen: 12x, 100 and 50000 bytes).
+// A kept context offers its own calls as candidates to the same function.
+// A context not kept moves, with everything below it, to its callee's
+// root, where it adds up with the callee's other contexts before the
+// callee's turn comes (a callee whose turn is over, in a recursion, keeps
+// none of them).
+//
+// Decisions never depend on the order of ids or threads: candidates of
+// equal count are ordered by call site and callee, functions by name.
+//
+//===----------------------------------------------------------------------===//
+#include "PreInliner.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+#include <algorithm>
+#include <set>
+
+using namespace llvm;
+using namespace llvm::sampleprof;
+
+namespace lbr2prof {
+namespace {
+
+/// A call context: a call (site group in the caller, callee) below its
+/// caller's context; a root is a function's base profile.
+struct CallNode {
+  StringRef Func; ///< the callee (a root: the function)
+  uint64_t Count = 0;
+  std::map<std::pair<uint32_t, StringRef>, uint32_t> Children;
+  /// The flat (prefix base << 32 | callee leaf) pairs decided here.
+  std::vector<uint64_t> Keys;
+};
+
+class BudgetPreInliner {
+public:
+  BudgetPreInliner(FlatProfiles &Flat, const StringMap<uint64_t> &Size,
+                   const ContextProfileOptions &Opts, uint64_t Cold,
+                   uint64_t Upper)
+      : Flat(Flat), Size(Size), Opts(Opts), Cold(Cold), Upper(Upper) {}
+
+  /// Builds the trie and decides every call context.
+  void run() {
+    build();
+    for (StringRef F : topDownOrder())
+      process(F);
+  }
+  bool kept(uint32_t Base, uint32_t Leaf) const {
+    auto It = Decided.find((uint64_t(Base) << 32) | Leaf);
+    return It != Decided.end() && It->second;
+  }
+
+private:
+  uint32_t newNode(StringRef Func, std::pair<uint32_t, StringRef> Site) {
+    Nodes.emplace_back();
+    Nodes.back().Func = Func;
+    SiteOf.push_back(Site);
+    return uint32_t(Nodes.size() - 1);
+  }
+  uint32_t root(StringRef F) {
+    auto [It, New] = Roots.try_emplace(F, uint32_t(Nodes.size()));
+    if (New)
+      newNode(F, {~0u, F});
+    return It->second;
+  }
+  uint32_t child(uint32_t Parent, uint32_t Group, StringRef Callee) {
+    auto [It, New] =
+        Nodes[Parent].Children.try_emplace({Group, Callee}, Nodes.size());
+    uint32_t Id = It->second;
+    if (New)
+      newNode(Callee, {Group, Callee});
+    return Id;
+  }
+  uint32_t leafOf(StringRef F) {
+    SampleContextFrameVector L{SampleContextFrame(FunctionId(F),
+                                                  LineLocation(0, 0))};
+    return Flat.Suffixes.intern(L);
+  }
+  void build();
+  std::vector<StringRef> topDownOrder() const;
+  void process(StringRef F);
+  bool worthKeeping(const CallNode &N) const;
+  void decide(uint32_t N, bool Keep) {
+    for (uint64_t K : Nodes[N].Keys)
+      Decided[K] = Keep;
+  }
+  void reject(uint32_t N);
+  /// Makes N a candidate of the function whose turn it is.
+  void offer(uint32_t N);
+  void moveUnder(uint32_t Parent, std::pair<uint32_t, StringRef> Key,
+                 uint32_t N);
+  /// Candidate order: more calls first, then by call site and callee.
+  bool before(uint32_t A, uint32_t B) const;
+
+  FlatProfiles &Flat;
+  const StringMap<uint64_t> &Size;
+  const ContextProfileOptions &Opts;
+  uint64_t Cold, Upper;
+  std::vector<CallNode> Nodes;
+  /// The call-site key of each node under its parent (roots: none).
+  std::vector<std::pair<uint32_t, StringRef>> SiteOf;
+  StringMap<uint32_t> Roots;
+  /// Functions whose turn is over, or under way.
+  StringSet<> Done;
+  /// The root whose turn it is, and its candidates (a heap, best first).
+  uint32_t Current = ~0u;
+  std::vector<uint32_t> Queue;
+  FrameTable Groups;
+  DenseMap<uint64_t, bool> Decided;
+};
+
+/// The calls into a context: its head samples (calls seen in branch
+/// stacks), else, as clang's FunctionSamples::getHeadSamplesEstimate
+/// reads a context profile, its first counted line's count, and 1 if it
+/// has any sample at all (lines written with 0 are not in clang's map).
+static uint64_t callsInto(const FlatProfiles::Node &N) {
+  if (N.Head)
+    return N.Head;
+  for (const auto &[L, C] : N.Body)
+    if (C)
+      return C;
+  return N.Total > 0;
+}
+
+void BudgetPreInliner::build() {
+  std::vector<std::pair<uint32_t, uint32_t>> Work;
+  Flat.forEachNode([&](uint32_t Base, uint32_t Suffix,
+                       const FlatProfiles::Node &) {
+    Work.push_back({Base, Suffix});
+  });
+  DenseSet<uint64_t> Seen;
+  for (auto [Base, Suffix] : Work) {
+    // A copy: base() may grow the table groupsOf() reads.
+    std::vector<SampleContextFrameVector> G(Flat.groupsOf(Base).begin(),
+                                            Flat.groupsOf(Base).end());
+    if (G.empty())
+      continue;
+    uint32_t Cur = root(G.front().front().Func.stringRef());
+    for (size_t K = 0; K < G.size(); ++K) {
+      StringRef Callee = K + 1 < G.size()
+                             ? G[K + 1].front().Func.stringRef()
+                             : Flat.Suffixes.get(Suffix).front().Func.stringRef();
+      uint32_t Prefix = Flat.base(ArrayRef(G).take_front(K + 1));
+      uint32_t Leaf = leafOf(Callee);
+      Cur = child(Cur, Groups.intern(G[K]), Callee);
+      uint64_t Key = (uint64_t(Prefix) << 32) | Leaf;
+      if (!Seen.insert(Key).second)
+        continue;
+      Nodes[Cur].Keys.push_back(Key);
+      if (const FlatProfiles::Node *N = Flat.find(Prefix, Leaf))
+        Nodes[Cur].Count += callsInto(*N);
+    }
+  }
+}
+
+std::vector<StringRef> BudgetPreInliner::topDownOrder() const {
+  // Calls between functions, from every context: caller -> callees.
+  std::map<StringRef, std::set<StringRef>> Calls;
+  for (const CallNode &N : Nodes) {
+    std::set<StringRef> &Out = Calls[N.Func];
+    for (const auto &[Key, C] : N.Children)
+      Out.insert(Key.second);
+  }
+  // Reverse post-order of a depth-first walk, roots by name: callers
+  // before callees (in a recursion, whichever the walk reaches first).
+  std::vector<StringRef> Post;
+  std::set<StringRef> Visited;
+  for (const auto &[F, Unused] : Calls) {
+    if (!Visited.insert(F).second)
+      continue;
+    std::vector<std::pair<StringRef, std::set<StringRef>::const_iterator>> Stack;
+    Stack.push_back({F, Calls[F].begin()});
+    while (!Stack.empty()) {
+      auto &[Fn, It] = Stack.back();
+      const std::set<StringRef> &Out = Calls.find(Fn)->second;
+      if (It == Out.end()) {
+        Post.push_back(Fn);
+        Stack.pop_back();
+        continue;
+      }
+      StringRef Next = *It++;
+      if (Visited.insert(Next).second)
+        Stack.push_back({Next, Calls[Next].begin()});
+    }
+  }
+  std::reverse(Post.begin(), Post.end());
+  return Post;
+}
+
+bool BudgetPreInliner::worthKeeping(const CallNode &N) const {
+  uint64_t Sz = Size.lookup(N.Func);
+  if (!Sz || N.Count == 0 || N.Count <= Cold)
+    return false;
+  double H = double(N.Count - Cold) /
+             std::max(1.0, double(Upper > Cold ? Upper - Cold : 0));
+  H = std::min(H, 1.0);
+  return double(Sz) < double(Opts.CalleeSizeLimit) * 100.0 * H + 1.0;
+}
+
+bool BudgetPreInliner::before(uint32_t A, uint32_t B) const {
+  const CallNode &X = Nodes[A], &Y = Nodes[B];
+  if (X.Count != Y.Count)
+    return X.Count > Y.Count;
+  const SampleContextFrameVector &GX = Groups.get(SiteOf[A].first);
+  const SampleContextFrameVector &GY = Groups.get(SiteOf[B].first);
+  if (GX != GY)
+    return std::lexicographical_compare(
+        GX.begin(), GX.end(), GY.begin(), GY.end(),
+        [](const SampleContextFrame &P, const SampleContextFrame &Q) {
+          if (P.Func != Q.Func)
+            return P.Func.stringRef() < Q.Func.stringRef();
+          return P.Location < Q.Location;
+        });
+  return X.Func < Y.Func;
+}
+
+void BudgetPreInliner::process(StringRef F) {
+  Done.insert(F);
+  auto R = Roots.find(F);
+  if (R == Roots.end())
+    return;
+  uint32_t Root = R->second;
+  uint64_t Own = Size.lookup(F);
+  uint64_t Budget = std::clamp<uint64_t>(Own * Opts.GrowthFactor,
+                                         Opts.MinBudget, Opts.MaxBudget);
+  uint64_t Final = Own;
+  Current = Root;
+  // The root's children are taken out of it and offered; a rejected
+  // context that moves back under this root (a recursion: F's context in
+  // F) is offered as it arrives.
+  for (const auto &[Key, C] : Nodes[Root].Children)
+    offer(C);
+  Nodes[Root].Children.clear();
+  while (!Queue.empty()) {
+    std::pop_heap(Queue.begin(), Queue.end(),
+                  [&](uint32_t A, uint32_t B) { return before(B, A); });
+    uint32_t N = Queue.back();
+    Queue.pop_back();
+    if (Final < Budget && worthKeeping(Nodes[N])) {
+      decide(N, true);
+      Final += Size.lookup(Nodes[N].Func);
+      for (const auto &[Key, C] : Nodes[N].Children)
+        offer(C);
+      continue;
+    }
+    reject(N);
+  }
+  Current = ~0u;
+}
+
+void BudgetPreInliner::offer(uint32_t N) {
+  Queue.push_back(N);
+  std::push_heap(Queue.begin(), Queue.end(),
+                 [&](uint32_t A, uint32_t B) { return before(B, A); });
+}
+
+void BudgetPreInliner::reject(uint32_t N) {
+  decide(N, false);
+  uint32_t To = root(Nodes[N].Func);
+  auto Children = std::move(Nodes[N].Children);
+  Nodes[N].Children.clear();
+  for (const auto &[Key, C] : Children)
+    moveUnder(To, Key, C);
+}
+
+void BudgetPreInliner::moveUnder(uint32_t Parent,
+                                 std::pair<uint32_t, StringRef> Key,
+                                 uint32_t N) {
+  if (Parent == Current) {
+    offer(N);
+    return;
+  }
+  // Under a root whose turn is over, nothing is kept any more.
+  if (Roots.lookup(Nodes[Parent].Func) == Parent &&
+      Done.contains(Nodes[Parent].Func)) {
+    reject(N);
+    return;
+  }
+  auto [It, New] = Nodes[Parent].Children.try_emplace(Key, N);
+  if (New)
+    return;
+  uint32_t Into = It->second;
+  Nodes[Into].Count += Nodes[N].Count;
+  Nodes[Into].Keys.insert(Nodes[Into].Keys.end(), Nodes[N].Keys.begin(),
+                          Nodes[N].Keys.end());
+  auto Children = std::move(Nodes[N].Children);
+  Nodes[N].Children.clear();
+  for (const auto &[K, C] : Children)
+    moveUnder(Into, K, C);
+}
+
+} // namespace
+
+uint64_t preInlineWithBudget(FlatProfiles &Flat,
+                             const StringMap<uint64_t> &Size,
+                             const ContextProfileOptions &Opts,
+                             ContextProfileStats &St) {
+  // LLVM's ProfileSummaryBuilder cutoffs: 10% and 99.9999%.
+  std::vector<uint64_t> C = Flat.countsAtCutoffs({0.1, 0.999999});
+  St.HotCallCount = C[1];
+  BudgetPreInliner P(Flat, Size, Opts, /*Cold=*/C[1], /*Upper=*/C[0]);
+  P.run();
+  return Flat.prune(
+      [&](uint32_t Base, uint32_t Leaf) { return P.kept(Base, Leaf); });
+}
+
+} // namespace lbr2prof

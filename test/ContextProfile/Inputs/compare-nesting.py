@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""For each llvm-profgen test input NAME (NAME.perfscript, NAME.perfbin in
+DIR), makes llvm-profgen 19's default text profile and lbr2prof's with
+--cs-preinliner=budget and with its default pre-inliner, and prints
+"NAME budget:same|differ size:same|differ": whether each lbr2prof profile
+nests the same contexts (sites, checksums, marks) as llvm-profgen's, by
+NESTED_PATHS (nested-paths.py).
+
+Usage: compare-nesting.py DIR NESTED_PATHS NAME...
+"""
+import os
+import subprocess
+import sys
+
+d, paths_py, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+
+def nesting(profile):
+    return subprocess.run([sys.executable, paths_py, profile], check=True,
+                          capture_output=True, text=True).stdout
+
+
+for n in names:
+    script = os.path.join(d, n + ".perfscript")
+    binary = os.path.join(d, n + ".perfbin")
+    subprocess.run(["llvm-profgen", "--format=text", "--perfscript=" + script,
+                    "--binary=" + binary, "--output=pg.txt"], check=True,
+                   capture_output=True)
+    for out, extra in (("budget.txt", ["--cs-preinliner=budget"]),
+                       ("size.txt", [])):
+        subprocess.run(["lbr2prof", script, "--binary", binary,
+                        "--format=text", "-o", out] + extra, check=True)
+    pg = nesting("pg.txt")
+    verdict = lambda f: "same" if nesting(f) == pg else "differ"
+    print("%s budget:%s size:%s" % (n, verdict("budget.txt"),
+                                    verdict("size.txt")))
