@@ -370,6 +370,16 @@ static Error readCoff(const COFFObjectFile &Obj, BinaryImage::Impl &B) {
   return Error::success();
 }
 
+/// The architecture of machine number M (ELF e_machine, or the COFF
+/// header's Machine), as the disassembler names it; empty if unsupported.
+static StringRef archOf(uint16_t M, bool Coff) {
+  if (M == (Coff ? COFF::IMAGE_FILE_MACHINE_AMD64 : ELF::EM_X86_64))
+    return "x86_64";
+  if (M == (Coff ? COFF::IMAGE_FILE_MACHINE_ARM64 : ELF::EM_AARCH64))
+    return "aarch64";
+  return "";
+}
+
 Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
   auto I = std::make_unique<Impl>();
   I->Path = Path.str();
@@ -387,22 +397,16 @@ Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
   Error E = Error::success();
   if (auto *O = dyn_cast<ELF64LEObjectFile>(I->Obj.get())) {
     uint16_t M = O->getELFFile().getHeader().e_machine;
-    if (M == ELF::EM_X86_64)
-      I->Arch = "x86_64";
-    else if (M == ELF::EM_AARCH64)
-      I->Arch = "aarch64";
-    else
+    I->Arch = archOf(M, /*Coff=*/false).str();
+    if (I->Arch.empty())
       return makeError("{0}: unsupported ELF machine {1} (expected x86-64 or "
                        "AArch64)",
                        Path, M);
     E = readElf(*O, *I);
   } else if (auto *C = dyn_cast<COFFObjectFile>(I->Obj.get())) {
     uint16_t M = C->getMachine();
-    if (M == COFF::IMAGE_FILE_MACHINE_AMD64)
-      I->Arch = "x86_64";
-    else if (M == COFF::IMAGE_FILE_MACHINE_ARM64)
-      I->Arch = "aarch64";
-    else
+    I->Arch = archOf(M, /*Coff=*/true).str();
+    if (I->Arch.empty())
       return makeError("{0}: unsupported PE/COFF machine {1:x} (expected "
                        "x86-64 or Arm64)",
                        Path, M);
