@@ -21,6 +21,11 @@
 // callee's turn comes (a callee whose turn is over, in a recursion, keeps
 // none of them).
 //
+// Measured (bench/pgo/README.md, one recording each, callgrind estimate,
+// share of instrumented PGO's gain): sqlite 81 %, gawk 77 %, against 101 %
+// and 86 % for the default size rule and 92 % and 94 % for llvm-profgen's
+// own CSSPGO profile; so it is an option, not the default.
+//
 // Decisions never depend on the order of ids or threads: candidates of
 // equal count are ordered by call site and callee, functions by name.
 //
