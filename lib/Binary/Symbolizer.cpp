@@ -5,9 +5,11 @@
 // function's DW_AT_decl_line (StartLine). Split units are found through
 // DW_AT_dwo_name (relative to the comp dir) or the given .dwp.
 //
-// Storage: each distinct address has one 24-byte record in a sorted array
-// (no map node, no heap block of its own); names are interned once, and
-// consecutive addresses with the same inline stack share one copy of it.
+// Storage: each distinct address has its place in a sorted array and the
+// 4-byte number of its answer (no map node, no heap block of its own);
+// consecutive addresses with the same answer (one line) share one 24-byte
+// answer, consecutive answers with the same inline stack share one copy of
+// it, and names are interned once.
 //
 // Isolation: prefetch() sorts and deduplicates the addresses, cuts them
 // into a few large contiguous chunks, and forks one child per chunk, at most
@@ -31,10 +33,10 @@
 //   'W' u32 length, text               a warning from the DWARF parser
 //   'E'                                end: the answer is complete
 // then _exit(0)s. The parent reads the pipes as they fill and absorbs each
-// complete message at once into the chunk's slice of the records (a child's
-// answer is never held whole), and reaps each child at its pipe's end: a
-// signal, a non-zero status, a malformed stream, a missing 'E' or a
-// different number of answers than addresses is an error.
+// complete message at once into the chunk's slice of the answer numbers (a
+// child's answer is never held whole), and reaps each child at its pipe's end:
+// a signal, a non-zero status, a malformed stream, a missing 'E' or a different
+// number of answers than addresses is an error.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/Symbolizer.h"
@@ -78,17 +80,16 @@ public:
   /// keepFrames() for why this file must not.
   BumpPtrAllocator Alloc;
   UniqueStringSaver Names{Alloc};
-  /// The inline stacks of the records, in chunks reserved up front and
+  /// The inline stacks of the answers, in chunks reserved up front and
   /// only appended to within their capacity, so a stack never moves.
   std::vector<std::vector<SourceFrame>> FrameChunks;
   static constexpr size_t FrameChunkSize = 4096;
   std::string DwpFile;
   bool Isolate = true;
-  /// What one address resolved to: 24 bytes, no heap of its own. The
-  /// frames live in FrameChunks (so they never move, and frames() answers
-  /// stay valid); addresses with the same inline stack (runs of
-  /// instructions of one line) share one copy. Trivial, so that an array
-  /// of them can be made without writing to it (RecVector).
+  /// One answer: 24 bytes, no heap of its own. The frames live in
+  /// FrameChunks (so they never move, and frames() answers stay valid);
+  /// consecutive answers with the same inline stack (instructions of one
+  /// function on different lines) share one copy.
   struct Rec {
     const SourceFrame *Frames;
     uint32_t NumFrames;
@@ -109,13 +110,17 @@ public:
       ::new (static_cast<void *>(P)) U(std::forward<A>(Args)...);
     }
   };
-  /// Records sized before the children start and filled as they answer:
-  /// a page written only after the fork is a fresh page of the parent, one
-  /// written (zeroed) before it would be copied on write.
-  using RecVector = std::vector<Rec, UninitAlloc<Rec>>;
-  /// Symbolized addresses, sorted and distinct, and their records.
+  /// Answer numbers per address, sized before the children start and
+  /// filled as they answer: a page written only after the fork is a fresh
+  /// page of the parent, one written (zeroed) before it would be copied on
+  /// write.
+  using IdVector = std::vector<uint32_t, UninitAlloc<uint32_t>>;
+  /// Symbolized addresses, sorted and distinct, and the number of each
+  /// one's answer in Answers: 12 bytes an address, since runs of
+  /// instructions of one line share an answer.
   std::vector<uint64_t> Addrs;
-  RecVector Recs;
+  IdVector AnswerOf;
+  std::vector<Rec> Answers;
   /// Addresses looked up on demand (not isolated, not prefetched).
   DenseMap<uint64_t, Rec> Extra;
   std::vector<StringRef> Files;
@@ -180,8 +185,8 @@ public:
   [[noreturn]] void serve(ArrayRef<uint64_t> Addrs, int Fd);
   /// What the parent knows of one child's stream while it is read.
   struct Stream {
-    /// The chunk's records: Recs[Next] answers the next address.
-    MutableArrayRef<Rec> Recs;
+    /// The chunk's answer numbers: Of[Next] is the next address's.
+    MutableArrayRef<uint32_t> Of;
     size_t Next = 0;
     /// The child's names by number (0: none).
     std::vector<StringRef> Ids{StringRef()};
@@ -201,9 +206,15 @@ public:
       Files.push_back(F);
     return It->second;
   }
+  /// The number of a new answer in Answers for Ans (names interned), its
+  /// frames copied unless they equal those of answer Prev (if any).
+  uint32_t store(const Answer &Ans, std::optional<uint32_t> Prev) {
+    Answers.push_back(record(Ans, Prev ? &Answers[*Prev] : nullptr));
+    return uint32_t(Answers.size() - 1);
+  }
   /// A record for Ans (names interned), its frames copied unless they
   /// equal Prev's.
-  Rec store(const Answer &Ans, const Rec *Prev) {
+  Rec record(const Answer &Ans, const Rec *Prev) {
     Rec R{nullptr, 0, NoFile, 0};
     R.Line = Ans.Line.Line;
     R.File = fileId(Ans.Line.File);
@@ -249,13 +260,13 @@ public:
   /// The record of Addr, looked up now if on demand; null if unknown.
   const Rec *find(uint64_t Addr) {
     if (Hint + 1 < Addrs.size() && Addrs[Hint + 1] == Addr)
-      return &Recs[++Hint];
+      return &Answers[AnswerOf[++Hint]];
     if (Hint < Addrs.size() && Addrs[Hint] == Addr)
-      return &Recs[Hint];
+      return &Answers[AnswerOf[Hint]];
     auto It = std::lower_bound(Addrs.begin(), Addrs.end(), Addr);
     if (It != Addrs.end() && *It == Addr) {
       Hint = size_t(It - Addrs.begin());
-      return &Recs[Hint];
+      return &Answers[AnswerOf[Hint]];
     }
     if (Isolate)
       return nullptr;
@@ -263,15 +274,16 @@ public:
     if (New) {
       Answer Ans;
       lookup(Addr, Ans);
-      EIt->second = store(Ans, nullptr);
+      EIt->second = record(Ans, nullptr);
     }
     return &EIt->second;
   }
   /// Looks each of Todo up in this process (not isolated), appending their
-  /// records to NewRecs.
-  void lookupAll(ArrayRef<uint64_t> Todo, RecVector &NewRecs);
-  /// Adds sorted new records (addresses not known yet) to Addrs and Recs.
-  void merge(std::vector<uint64_t> &NewAddrs, RecVector &NewRecs);
+  /// answer numbers to NewOf.
+  void lookupAll(ArrayRef<uint64_t> Todo, IdVector &NewOf);
+  /// Adds sorted new addresses (not known yet) and their answer numbers
+  /// to Addrs and AnswerOf.
+  void merge(std::vector<uint64_t> &NewAddrs, IdVector &NewOf);
 };
 
 Symbolizer::Symbolizer(std::unique_ptr<Impl> I) : I(std::move(I)) {}
@@ -585,29 +597,28 @@ SourceLine Symbolizer::lineAt(uint64_t Addr) {
   return {I->Files[R->File], R->Line};
 }
 
-void Symbolizer::Impl::merge(std::vector<uint64_t> &NewAddrs,
-                             RecVector &NewRecs) {
+void Symbolizer::Impl::merge(std::vector<uint64_t> &NewAddrs, IdVector &NewOf) {
   if (Addrs.empty()) {
     Addrs = std::move(NewAddrs);
-    Recs = std::move(NewRecs);
+    AnswerOf = std::move(NewOf);
     return;
   }
   std::vector<uint64_t> A;
-  RecVector R;
+  IdVector R;
   A.reserve(Addrs.size() + NewAddrs.size());
   R.reserve(A.capacity());
   size_t X = 0, Y = 0;
   while (X < Addrs.size() || Y < NewAddrs.size()) {
     if (Y == NewAddrs.size() || (X < Addrs.size() && Addrs[X] < NewAddrs[Y])) {
       A.push_back(Addrs[X]);
-      R.push_back(Recs[X++]);
+      R.push_back(AnswerOf[X++]);
     } else {
       A.push_back(NewAddrs[Y]);
-      R.push_back(NewRecs[Y++]);
+      R.push_back(NewOf[Y++]);
     }
   }
   Addrs = std::move(A);
-  Recs = std::move(R);
+  AnswerOf = std::move(R);
   Hint = 0;
 }
 
@@ -811,16 +822,17 @@ Expected<size_t> Symbolizer::Impl::absorb(StringRef Data, Stream &S) {
     }
     case 'R': {
       uint32_t N;
-      Ok = R.u32(N) && S.Next > 0 && N <= S.Recs.size() - S.Next;
+      Ok = R.u32(N) && S.Next > 0 && N <= S.Of.size() - S.Next;
       if (Ok)
         for (; N; --N, ++S.Next)
-          S.Recs[S.Next] = S.Recs[S.Next - 1];
+          S.Of[S.Next] = S.Of[S.Next - 1];
       break;
     }
     case 'A':
-      Ok = readAnswer(R, S.Ids, Ans.Frames, Ans.Line) && S.Next < S.Recs.size();
+      Ok = readAnswer(R, S.Ids, Ans.Frames, Ans.Line) && S.Next < S.Of.size();
       if (Ok) {
-        S.Recs[S.Next] = store(Ans, S.Next ? &S.Recs[S.Next - 1] : nullptr);
+        S.Of[S.Next] =
+            store(Ans, S.Next ? std::optional(S.Of[S.Next - 1]) : std::nullopt);
         ++S.Next;
       }
       break;
@@ -831,7 +843,7 @@ Expected<size_t> Symbolizer::Impl::absorb(StringRef Data, Stream &S) {
       break;
     }
     case 'E':
-      Ok = S.Next == S.Recs.size() && R.atEnd();
+      Ok = S.Next == S.Of.size() && R.atEnd();
       S.Ended = Ok;
       break;
     default:
@@ -846,13 +858,14 @@ Expected<size_t> Symbolizer::Impl::absorb(StringRef Data, Stream &S) {
   return Done;
 }
 
-void Symbolizer::Impl::lookupAll(ArrayRef<uint64_t> Todo, RecVector &NewRecs) {
+void Symbolizer::Impl::lookupAll(ArrayRef<uint64_t> Todo, IdVector &NewOf) {
   Answer Ans;
   for (uint64_t A : Todo) {
     Ans.Frames.clear();
     Ans.Line = {};
     lookup(A, Ans);
-    NewRecs.push_back(store(Ans, NewRecs.empty() ? nullptr : &NewRecs.back()));
+    NewOf.push_back(
+        store(Ans, NewOf.empty() ? std::nullopt : std::optional(NewOf.back())));
   }
 }
 
@@ -881,13 +894,13 @@ struct Child {
 
 /// prefetch() isolated: the sorted addresses go out in chunks, one child
 /// each, at most Jobs at a time; each child's messages are absorbed as they
-/// arrive, into the chunk's slice of the records.
+/// arrive, into the chunk's slice of the answer numbers.
 class ChildPool {
 public:
-  /// Addrs: sorted, distinct, not empty; Out: one record per address, to
-  /// fill; MaxJobs: children at a time (0 counts as 1).
+  /// Addrs: sorted, distinct, not empty; Out: one answer number per
+  /// address, to fill; MaxJobs: children at a time (0 counts as 1).
   ChildPool(Symbolizer::Impl &Sym, ArrayRef<uint64_t> Addrs,
-            MutableArrayRef<Symbolizer::Impl::Rec> Out, unsigned MaxJobs);
+            MutableArrayRef<uint32_t> Out, unsigned MaxJobs);
   /// Runs every chunk's child; the first error (no pipe, no process, a
   /// child that failed or answered badly) stops new children, waits for
   /// the running ones and is returned.
@@ -909,7 +922,7 @@ private:
 
   Symbolizer::Impl &I;
   ArrayRef<uint64_t> Todo;
-  MutableArrayRef<Symbolizer::Impl::Rec> Out;
+  MutableArrayRef<uint32_t> Out;
   unsigned Jobs;
   size_t Chunk = 0, NumChunks = 0;
   std::vector<Child> Running;
@@ -920,8 +933,7 @@ private:
 };
 
 ChildPool::ChildPool(Symbolizer::Impl &Sym, ArrayRef<uint64_t> Addrs,
-                     MutableArrayRef<Symbolizer::Impl::Rec> Out,
-                     unsigned MaxJobs)
+                     MutableArrayRef<uint32_t> Out, unsigned MaxJobs)
     : I(Sym), Todo(Addrs), Out(Out), Jobs(std::max(1u, MaxJobs)) {
   // A child parses only the units its chunk touches, so a chunk bounds the
   // memory of the DWARF parser. Chunks are few and large: a fork
@@ -978,7 +990,7 @@ Error ChildPool::start() {
   Child &C = Running.emplace_back();
   C.Pid = Pid;
   C.Fd = P[0];
-  C.S.Recs = Out.slice(Begin, Size);
+  C.S.Of = Out.slice(Begin, Size);
   return Error::success();
 }
 
@@ -1061,18 +1073,21 @@ Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
   std::vector<uint64_t> Todo = unknownAddresses(Addrs, I->Addrs);
   if (Todo.empty())
     return Error::success();
-  Impl::RecVector NewRecs;
+  // At most one new answer per address: reserved (not written) before
+  // the children start, so it never moves while they answer.
+  I->Answers.reserve(I->Answers.size() + Todo.size());
+  Impl::IdVector NewOf;
   if (!I->Isolate) {
-    NewRecs.reserve(Todo.size());
-    I->lookupAll(Todo, NewRecs);
-    I->merge(Todo, NewRecs);
+    NewOf.reserve(Todo.size());
+    I->lookupAll(Todo, NewOf);
+    I->merge(Todo, NewOf);
     return Error::success();
   }
-  NewRecs.resize(Todo.size());
-  ChildPool Pool(*I, Todo, {NewRecs.data(), NewRecs.size()}, Jobs);
+  NewOf.resize(Todo.size());
+  ChildPool Pool(*I, Todo, {NewOf.data(), NewOf.size()}, Jobs);
   if (Error E = Pool.run())
     return E;
-  I->merge(Todo, NewRecs);
+  I->merge(Todo, NewOf);
   I->HasDebug = Pool.units() > 0;
   return Error::success();
 }
