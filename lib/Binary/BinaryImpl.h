@@ -13,6 +13,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace lbr2prof {
 
@@ -38,12 +39,20 @@ public:
   /// Decoded instructions per function; filled once.
   struct Slot {
     std::once_flag Once;
-    std::vector<Inst> Insts;
+    llvm::ArrayRef<Inst> Insts;
   };
   mutable std::unique_ptr<Slot[]> Decoded;
+  /// The slots' instructions, packed in large blocks: one allocation per
+  /// block rather than one per function (and none to free one by one),
+  /// each function's exactly its size.
+  mutable std::mutex BlocksLock;
+  mutable std::vector<std::unique_ptr<Inst[]>> Blocks;
+  mutable size_t BlockCap = 0, BlockFree = 0;
 
-  /// Decodes function F's bytes (Disassemble.cpp).
-  std::vector<Inst> decode(const FunctionSym &F) const;
+  /// Decodes function F's bytes into Out (Disassemble.cpp).
+  void decode(const FunctionSym &F, std::vector<Inst> &Out) const;
+  /// A lasting copy of Insts, in Blocks (thread-safe).
+  llvm::ArrayRef<Inst> keep(llvm::ArrayRef<Inst> Insts) const;
 };
 
 } // namespace lbr2prof

@@ -115,22 +115,22 @@ Decoder &threadDecoder(StringRef Arch) {
 
 } // namespace
 
-std::vector<Inst> BinaryImage::Impl::decode(const FunctionSym &F) const {
-  std::vector<Inst> Out;
+void BinaryImage::Impl::decode(const FunctionSym &F,
+                               std::vector<Inst> &Out) const {
+  Out.clear();
   const CodeSection *Sec = nullptr;
   for (const CodeSection &C : Code)
     if (F.Start >= C.Addr && F.Start < C.Addr + C.Bytes.size())
       Sec = &C;
   if (!Sec)
-    return Out;
+    return;
   Decoder &D = threadDecoder(Arch);
   if (!D.Ok)
-    return Out;
+    return;
   uint64_t End = std::min<uint64_t>(F.End, Sec->Addr + Sec->Bytes.size());
   // A corrupt symbol size can wrap F.End below F.Start.
   if (End <= F.Start)
-    return Out;
-  Out.reserve((End - F.Start) / 4);
+    return;
   uint64_t A = F.Start;
   while (A < End) {
     MCInst MI;
@@ -157,13 +157,38 @@ std::vector<Inst> BinaryImage::Impl::decode(const FunctionSym &F) const {
     Out.push_back(I);
     A += I.Size;
   }
-  return Out;
+}
+
+ArrayRef<Inst> BinaryImage::Impl::keep(ArrayRef<Inst> Insts) const {
+  if (Insts.empty())
+    return {};
+  // Blocks of 1.5 MB: a few dozen for a large binary's hot code.
+  constexpr size_t BlockSize = 1 << 16;
+  Inst *At;
+  {
+    std::lock_guard<std::mutex> Lock(BlocksLock);
+    if (Blocks.empty() || BlockFree < Insts.size()) {
+      BlockCap = std::max(BlockSize, Insts.size());
+      Blocks.push_back(std::make_unique<Inst[]>(BlockCap));
+      BlockFree = BlockCap;
+    }
+    At = Blocks.back().get() + (BlockCap - BlockFree);
+    BlockFree -= Insts.size();
+  }
+  // The space is this caller's alone: copied outside the lock.
+  std::copy(Insts.begin(), Insts.end(), At);
+  return {At, Insts.size()};
 }
 
 ArrayRef<Inst> BinaryImage::instructions(unsigned FuncIndex) const {
   Impl::Slot &S = I->Decoded[FuncIndex];
-  std::call_once(S.Once,
-                 [&] { S.Insts = I->decode(I->Functions[FuncIndex]); });
+  std::call_once(S.Once, [&] {
+    // One scratch array per thread, reused: decoding allocates nothing
+    // once it has grown to the largest function.
+    thread_local std::vector<Inst> Scratch;
+    I->decode(I->Functions[FuncIndex], Scratch);
+    S.Insts = I->keep(Scratch);
+  });
   return S.Insts;
 }
 

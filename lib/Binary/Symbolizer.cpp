@@ -5,9 +5,11 @@
 // function's DW_AT_decl_line (StartLine). Split units are found through
 // DW_AT_dwo_name (relative to the comp dir) or the given .dwp.
 //
-// Storage: each distinct address has one 24-byte record in a sorted array
-// (no map node, no heap block of its own); names are interned once, and
-// consecutive addresses with the same inline stack share one copy of it.
+// Storage: each distinct address has its place in a sorted array and the
+// 4-byte number of its answer (no map node, no heap block of its own);
+// consecutive addresses with the same answer (one line) share one 24-byte
+// answer, consecutive answers with the same inline stack share one copy of
+// it, and names are interned once.
 //
 // Isolation: prefetch() sorts and deduplicates the addresses, cuts them
 // into a few large contiguous chunks, and forks one child per chunk, at most
@@ -15,23 +17,26 @@
 // address in it is asked for, so a child parses the units its chunk
 // touches and no other. Each child opens the DWARF (the object file is
 // already mapped, shared copy-on-write), looks its addresses up in order
-// and writes one message stream to its pipe:
+// and writes one message stream to its pipe; both sides know the chunk's
+// addresses, so answers come in their order and name none:
 //   'U' u32 units                      compile units found
 //   'N' u32 length, bytes              a name (function or file), numbered
 //                                      1, 2, ... in order of appearance
-//   'A' u64 addr, u32 line, u32 file,  an address: its innermost line, and
-//       u32 n, n x frame               its inline stack; frame = u32 line
-//                                      offset, u32 base discriminator, u32
-//                                      duplication factor, u32 line, u32
-//                                      function, u32 file (names by number,
-//                                      0: none)
-//   'R' u64 addr                       the same answer as the previous
-//                                      address
+//   'A' u32 line, u32 file, u32 n,     the next address: its innermost
+//       n x frame                      line, and its inline stack; frame =
+//                                      u32 line offset, u32 base
+//                                      discriminator, u32 duplication
+//                                      factor, u32 line, u32 function, u32
+//                                      file (names by number, 0: none)
+//   'R' u32 count                      the next count addresses have the
+//                                      same answer as the previous one
 //   'W' u32 length, text               a warning from the DWARF parser
 //   'E'                                end: the answer is complete
-// then _exit(0)s. The parent reads the pipes as they fill, reaps each child
-// at its pipe's end and absorbs its answer: a signal, a non-zero status, a
-// malformed stream or a missing 'E' is an error.
+// then _exit(0)s. The parent reads the pipes as they fill and absorbs each
+// complete message at once into the chunk's slice of the answer numbers (a
+// child's answer is never held whole), and reaps each child at its pipe's end:
+// a signal, a non-zero status, a malformed stream, a missing 'E' or a different
+// number of answers than addresses is an error.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/Symbolizer.h"
@@ -50,6 +55,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <optional>
 #include <poll.h>
 #include <set>
@@ -74,29 +80,47 @@ public:
   /// keepFrames() for why this file must not.
   BumpPtrAllocator Alloc;
   UniqueStringSaver Names{Alloc};
-  /// The inline stacks of the records, in chunks reserved up front and
+  /// The inline stacks of the answers, in chunks reserved up front and
   /// only appended to within their capacity, so a stack never moves.
   std::vector<std::vector<SourceFrame>> FrameChunks;
   static constexpr size_t FrameChunkSize = 4096;
   std::string DwpFile;
   bool Isolate = true;
-  /// What one address resolved to: 24 bytes, no heap of its own. The
-  /// frames live in FrameChunks (so they never move, and frames() answers
-  /// stay valid); addresses with the same inline stack (runs of
-  /// instructions of one line) share one copy.
+  /// One answer: 24 bytes, no heap of its own. The frames live in
+  /// FrameChunks (so they never move, and frames() answers stay valid);
+  /// consecutive answers with the same inline stack (instructions of one
+  /// function on different lines) share one copy.
   struct Rec {
-    const SourceFrame *Frames = nullptr;
-    uint32_t NumFrames = 0;
+    const SourceFrame *Frames;
+    uint32_t NumFrames;
     /// The innermost line, also when no subprogram encloses the address
     /// (assembler output has a line table and only labels); File indexes
     /// Files, NoFile if none.
-    uint32_t File = NoFile;
-    uint32_t Line = 0;
+    uint32_t File;
+    uint32_t Line;
   };
   static constexpr uint32_t NoFile = ~0u;
-  /// Symbolized addresses, sorted and distinct, and their records.
+  /// Leaves the elements that resize() adds uninitialized.
+  template <typename T> struct UninitAlloc : std::allocator<T> {
+    template <typename U> struct rebind { using other = UninitAlloc<U>; };
+    template <typename U> void construct(U *P) {
+      ::new (static_cast<void *>(P)) U;
+    }
+    template <typename U, typename... A> void construct(U *P, A &&...Args) {
+      ::new (static_cast<void *>(P)) U(std::forward<A>(Args)...);
+    }
+  };
+  /// Answer numbers per address, sized before the children start and
+  /// filled as they answer: a page written only after the fork is a fresh
+  /// page of the parent, one written (zeroed) before it would be copied on
+  /// write.
+  using IdVector = std::vector<uint32_t, UninitAlloc<uint32_t>>;
+  /// Symbolized addresses, sorted and distinct, and the number of each
+  /// one's answer in Answers: 12 bytes an address, since runs of
+  /// instructions of one line share an answer.
   std::vector<uint64_t> Addrs;
-  std::vector<Rec> Recs;
+  IdVector AnswerOf;
+  std::vector<Rec> Answers;
   /// Addresses looked up on demand (not isolated, not prefetched).
   DenseMap<uint64_t, Rec> Extra;
   std::vector<StringRef> Files;
@@ -159,10 +183,20 @@ public:
                                     uint64_t Index, DWARFUnit *CU);
   /// The child's side of prefetch(): answers Addrs on Fd, never returns.
   [[noreturn]] void serve(ArrayRef<uint64_t> Addrs, int Fd);
-  /// Reads one child's answer: appends its addresses and records to
-  /// OutAddrs and OutRecs, its frames to Frames.
-  Error absorb(StringRef Data, uint32_t &Units, std::vector<uint64_t> &OutAddrs,
-               std::vector<Rec> &OutRecs);
+  /// What the parent knows of one child's stream while it is read.
+  struct Stream {
+    /// The chunk's answer numbers: Of[Next] is the next address's.
+    MutableArrayRef<uint32_t> Of;
+    size_t Next = 0;
+    /// The child's names by number (0: none).
+    std::vector<StringRef> Ids{StringRef()};
+    uint32_t Units = 0;
+    bool Ended = false;
+  };
+  /// Absorbs the complete messages at the start of Data into S; returns
+  /// how many bytes they took (a message cut at the end of Data waits for
+  /// the next read), or an error if the stream is malformed.
+  Expected<size_t> absorb(StringRef Data, Stream &S);
   /// The index in Files of F, an interned name.
   uint32_t fileId(StringRef F) {
     if (F.empty())
@@ -172,10 +206,16 @@ public:
       Files.push_back(F);
     return It->second;
   }
+  /// The number of a new answer in Answers for Ans (names interned), its
+  /// frames copied unless they equal those of answer Prev (if any).
+  uint32_t store(const Answer &Ans, std::optional<uint32_t> Prev) {
+    Answers.push_back(record(Ans, Prev ? &Answers[*Prev] : nullptr));
+    return uint32_t(Answers.size() - 1);
+  }
   /// A record for Ans (names interned), its frames copied unless they
   /// equal Prev's.
-  Rec store(const Answer &Ans, const Rec *Prev) {
-    Rec R;
+  Rec record(const Answer &Ans, const Rec *Prev) {
+    Rec R{nullptr, 0, NoFile, 0};
     R.Line = Ans.Line.Line;
     R.File = fileId(Ans.Line.File);
     R.NumFrames = uint32_t(Ans.Frames.size());
@@ -220,13 +260,13 @@ public:
   /// The record of Addr, looked up now if on demand; null if unknown.
   const Rec *find(uint64_t Addr) {
     if (Hint + 1 < Addrs.size() && Addrs[Hint + 1] == Addr)
-      return &Recs[++Hint];
+      return &Answers[AnswerOf[++Hint]];
     if (Hint < Addrs.size() && Addrs[Hint] == Addr)
-      return &Recs[Hint];
+      return &Answers[AnswerOf[Hint]];
     auto It = std::lower_bound(Addrs.begin(), Addrs.end(), Addr);
     if (It != Addrs.end() && *It == Addr) {
       Hint = size_t(It - Addrs.begin());
-      return &Recs[Hint];
+      return &Answers[AnswerOf[Hint]];
     }
     if (Isolate)
       return nullptr;
@@ -234,16 +274,16 @@ public:
     if (New) {
       Answer Ans;
       lookup(Addr, Ans);
-      EIt->second = store(Ans, nullptr);
+      EIt->second = record(Ans, nullptr);
     }
     return &EIt->second;
   }
-  /// Looks each of Todo up in this process (not isolated), appending the
-  /// addresses and their records to NewAddrs and NewRecs.
-  void lookupAll(ArrayRef<uint64_t> Todo, std::vector<uint64_t> &NewAddrs,
-                 std::vector<Rec> &NewRecs);
-  /// Adds sorted new records (addresses not known yet) to Addrs and Recs.
-  void merge(std::vector<uint64_t> &NewAddrs, std::vector<Rec> &NewRecs);
+  /// Looks each of Todo up in this process (not isolated), appending their
+  /// answer numbers to NewOf.
+  void lookupAll(ArrayRef<uint64_t> Todo, IdVector &NewOf);
+  /// Adds sorted new addresses (not known yet) and their answer numbers
+  /// to Addrs and AnswerOf.
+  void merge(std::vector<uint64_t> &NewAddrs, IdVector &NewOf);
 };
 
 Symbolizer::Symbolizer(std::unique_ptr<Impl> I) : I(std::move(I)) {}
@@ -557,29 +597,28 @@ SourceLine Symbolizer::lineAt(uint64_t Addr) {
   return {I->Files[R->File], R->Line};
 }
 
-void Symbolizer::Impl::merge(std::vector<uint64_t> &NewAddrs,
-                             std::vector<Rec> &NewRecs) {
+void Symbolizer::Impl::merge(std::vector<uint64_t> &NewAddrs, IdVector &NewOf) {
   if (Addrs.empty()) {
     Addrs = std::move(NewAddrs);
-    Recs = std::move(NewRecs);
+    AnswerOf = std::move(NewOf);
     return;
   }
   std::vector<uint64_t> A;
-  std::vector<Rec> R;
+  IdVector R;
   A.reserve(Addrs.size() + NewAddrs.size());
   R.reserve(A.capacity());
   size_t X = 0, Y = 0;
   while (X < Addrs.size() || Y < NewAddrs.size()) {
     if (Y == NewAddrs.size() || (X < Addrs.size() && Addrs[X] < NewAddrs[Y])) {
       A.push_back(Addrs[X]);
-      R.push_back(Recs[X++]);
+      R.push_back(AnswerOf[X++]);
     } else {
       A.push_back(NewAddrs[Y]);
-      R.push_back(NewRecs[Y++]);
+      R.push_back(NewOf[Y++]);
     }
   }
   Addrs = std::move(A);
-  Recs = std::move(R);
+  AnswerOf = std::move(R);
   Hint = 0;
 }
 
@@ -589,7 +628,6 @@ class PipeWriter {
 public:
   explicit PipeWriter(int Fd) : Fd(Fd) { Buf.reserve(1 << 16); }
   void u32(uint32_t V) { bytes(&V, 4); }
-  void u64(uint64_t V) { bytes(&V, 8); }
   void byte(char C) { bytes(&C, 1); }
   void str(StringRef S) {
     u32(uint32_t(S.size()));
@@ -618,32 +656,42 @@ private:
   std::string Buf;
 };
 
-/// Reads the child's stream; every read is bounds-checked.
+/// Reads the child's stream; every read is bounds-checked. A read past the
+/// end of the data sets short(): the message is not whole yet.
 class StreamReader {
 public:
   explicit StreamReader(StringRef D) : D(D) {}
   bool u32(uint32_t &V) { return get(&V, 4); }
-  bool u64(uint64_t &V) { return get(&V, 8); }
   bool byte(char &C) { return get(&C, 1); }
   bool str(StringRef &S) {
     uint32_t N;
-    if (!u32(N) || N > D.size() - Pos)
+    if (!u32(N))
       return false;
+    if (N > D.size() - Pos)
+      return cut();
     S = D.substr(Pos, N);
     Pos += N;
     return true;
   }
+  size_t pos() const { return Pos; }
+  bool atEnd() const { return Pos == D.size(); }
+  bool isShort() const { return Short; }
 
 private:
   bool get(void *P, size_t N) {
     if (N > D.size() - Pos)
-      return false;
+      return cut();
     std::memcpy(P, D.data() + Pos, N);
     Pos += N;
     return true;
   }
+  bool cut() {
+    Short = true;
+    return false;
+  }
   StringRef D;
   size_t Pos = 0;
+  bool Short = false;
 };
 } // namespace
 
@@ -672,6 +720,14 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
   };
   Answer E, Prev;
   bool HavePrev = false;
+  uint32_t Repeats = 0;
+  auto flushRepeats = [&] {
+    if (Repeats) {
+      W.byte('R');
+      W.u32(Repeats);
+      Repeats = 0;
+    }
+  };
   for (uint64_t A : Addrs) {
     E.Frames.clear();
     E.Line = {};
@@ -681,16 +737,15 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
         E.Line.Line == Prev.Line.Line &&
         std::equal(E.Frames.begin(), E.Frames.end(), Prev.Frames.begin(),
                    Prev.Frames.end(), sameFrame)) {
-      W.byte('R');
-      W.u64(A);
+      ++Repeats;
       continue;
     }
+    flushRepeats();
     uint32_t LineFile = id(E.Line.File);
     SmallVector<std::pair<uint32_t, uint32_t>, 4> FrameIds;
     for (const SourceFrame &F : E.Frames)
       FrameIds.push_back({id(F.Function), id(F.File)});
     W.byte('A');
-    W.u64(A);
     W.u32(E.Line.Line);
     W.u32(LineFile);
     W.u32(uint32_t(E.Frames.size()));
@@ -706,6 +761,7 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
     std::swap(E, Prev);
     HavePrev = true;
   }
+  flushRepeats();
   for (const std::string &Msg : Warnings) {
     W.byte('W');
     W.str(Msg);
@@ -715,100 +771,101 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
   _exit(0);
 }
 
-Error Symbolizer::Impl::absorb(StringRef Data, uint32_t &Units,
-                               std::vector<uint64_t> &OutAddrs,
-                               std::vector<Rec> &OutRecs) {
-  StreamReader R(Data);
-  // The child's names by number (0: none).
-  std::vector<StringRef> Ids{StringRef()};
-  Answer Ans;
-  bool HavePrev = false;
-  uint64_t Last = 0;
+/// One 'A' message after its tag: Ans gets the answer (names by the
+/// child's numbers in Ids). False if the message is cut short or malformed.
+static bool readAnswer(StreamReader &R, ArrayRef<StringRef> Ids,
+                       SmallVectorImpl<SourceFrame> &Frames, SourceLine &Line) {
   auto name = [&](uint32_t Id, StringRef &S) {
     if (Id >= Ids.size())
       return false;
     S = Ids[Id];
     return true;
   };
+  uint32_t N, LineFile;
+  if (!R.u32(Line.Line) || !R.u32(LineFile) || !R.u32(N) || N > (1u << 20) ||
+      !name(LineFile, Line.File))
+    return false;
+  Frames.clear();
+  for (uint32_t K = 0; K < N; ++K) {
+    SourceFrame F;
+    uint32_t Fn, File;
+    if (!R.u32(F.LineOffset) || !R.u32(F.Discriminator) ||
+        !R.u32(F.DupFactor) || !R.u32(F.Line) || !R.u32(Fn) || !R.u32(File) ||
+        !name(Fn, F.Function) || !name(File, F.File))
+      return false;
+    Frames.push_back(F);
+  }
+  return true;
+}
+
+Expected<size_t> Symbolizer::Impl::absorb(StringRef Data, Stream &S) {
+  StreamReader R(Data);
+  Answer Ans;
+  size_t Done = 0;
   char Tag;
-  while (R.byte(Tag)) {
+  // Each message is absorbed only once it is whole, so one cut short is
+  // left for the next read.
+  for (; !S.Ended && R.byte(Tag); Done = R.pos()) {
+    bool Ok = false;
     switch (Tag) {
     case 'U': {
       uint32_t N;
-      if (!R.u32(N))
-        break;
-      Units = std::max(Units, N);
-      continue;
+      if ((Ok = R.u32(N)))
+        S.Units = std::max(S.Units, N);
+      break;
     }
     case 'N': {
-      StringRef S;
-      if (!R.str(S) || S.empty())
-        break;
-      Ids.push_back(Names.save(S));
-      continue;
+      StringRef Name;
+      if ((Ok = R.str(Name) && !Name.empty()))
+        S.Ids.push_back(Names.save(Name));
+      break;
     }
     case 'R': {
-      uint64_t A;
-      // Addresses come sorted and distinct.
-      if (!R.u64(A) || !HavePrev || A <= Last)
-        break;
-      OutAddrs.push_back(Last = A);
-      OutRecs.push_back(OutRecs.back());
-      continue;
+      uint32_t N;
+      Ok = R.u32(N) && S.Next > 0 && N <= S.Of.size() - S.Next;
+      if (Ok)
+        for (; N; --N, ++S.Next)
+          S.Of[S.Next] = S.Of[S.Next - 1];
+      break;
     }
-    case 'A': {
-      uint64_t A;
-      uint32_t N, Line, LineFile;
-      if (!R.u64(A) || (HavePrev && A <= Last) || !R.u32(Line) ||
-          !R.u32(LineFile) || !R.u32(N) || N > (1u << 20) ||
-          !name(LineFile, Ans.Line.File))
-        break;
-      Ans.Line.Line = Line;
-      Ans.Frames.clear();
-      bool Ok = true;
-      for (uint32_t K = 0; K < N && Ok; ++K) {
-        SourceFrame F;
-        uint32_t Fn, File;
-        Ok = R.u32(F.LineOffset) && R.u32(F.Discriminator) &&
-             R.u32(F.DupFactor) && R.u32(F.Line) && R.u32(Fn) &&
-             R.u32(File) && name(Fn, F.Function) && name(File, F.File);
-        Ans.Frames.push_back(F);
+    case 'A':
+      Ok = readAnswer(R, S.Ids, Ans.Frames, Ans.Line) && S.Next < S.Of.size();
+      if (Ok) {
+        S.Of[S.Next] =
+            store(Ans, S.Next ? std::optional(S.Of[S.Next - 1]) : std::nullopt);
+        ++S.Next;
       }
-      if (!Ok)
-        break;
-      OutRecs.push_back(store(Ans, OutRecs.empty() ? nullptr : &OutRecs.back()));
-      OutAddrs.push_back(Last = A);
-      HavePrev = true;
-      continue;
-    }
+      break;
     case 'W': {
       StringRef Msg;
-      if (!R.str(Msg))
-        break;
-      warn(Msg);
-      continue;
+      if ((Ok = R.str(Msg)))
+        warn(Msg);
+      break;
     }
     case 'E':
-      return Error::success();
+      Ok = S.Next == S.Of.size() && R.atEnd();
+      S.Ended = Ok;
+      break;
     default:
       break;
     }
-    break;
+    if (!Ok && R.isShort())
+      return Done;
+    if (!Ok)
+      return makeError(
+          "{0}: debug info: the DWARF reader's answer was malformed", Path);
   }
-  return makeError("{0}: debug info: the DWARF reader's answer was cut short",
-                   Path);
+  return Done;
 }
 
-void Symbolizer::Impl::lookupAll(ArrayRef<uint64_t> Todo,
-                                 std::vector<uint64_t> &NewAddrs,
-                                 std::vector<Rec> &NewRecs) {
+void Symbolizer::Impl::lookupAll(ArrayRef<uint64_t> Todo, IdVector &NewOf) {
   Answer Ans;
   for (uint64_t A : Todo) {
     Ans.Frames.clear();
     Ans.Line = {};
     lookup(A, Ans);
-    NewRecs.push_back(store(Ans, NewRecs.empty() ? nullptr : &NewRecs.back()));
-    NewAddrs.push_back(A);
+    NewOf.push_back(
+        store(Ans, NewOf.empty() ? std::nullopt : std::optional(NewOf.back())));
   }
 }
 
@@ -826,31 +883,28 @@ std::vector<uint64_t> unknownAddresses(ArrayRef<uint64_t> Addrs,
   return Todo;
 }
 
-/// One child process of prefetch(): its pid, the read end of its pipe, the
-/// index of its chunk, and what it has written so far.
+/// One child process of prefetch(): its pid, the read end of its pipe,
+/// what it has answered so far, and the bytes of a message not yet whole.
 struct Child {
   pid_t Pid = -1;
   int Fd = -1;
-  size_t Index = 0;
-  std::string Answer;
+  Symbolizer::Impl::Stream S;
+  std::string Pending;
 };
 
 /// prefetch() isolated: the sorted addresses go out in chunks, one child
-/// each, at most Jobs at a time; each child's answer is absorbed as it
-/// ends, and the chunks' records are joined in order at the end.
+/// each, at most Jobs at a time; each child's messages are absorbed as they
+/// arrive, into the chunk's slice of the answer numbers.
 class ChildPool {
 public:
-  /// Addrs: sorted, distinct, not empty; MaxJobs: children at a time (0
-  /// counts as 1).
-  ChildPool(Symbolizer::Impl &Sym, ArrayRef<uint64_t> Addrs, unsigned MaxJobs);
+  /// Addrs: sorted, distinct, not empty; Out: one answer number per
+  /// address, to fill; MaxJobs: children at a time (0 counts as 1).
+  ChildPool(Symbolizer::Impl &Sym, ArrayRef<uint64_t> Addrs,
+            MutableArrayRef<uint32_t> Out, unsigned MaxJobs);
   /// Runs every chunk's child; the first error (no pipe, no process, a
   /// child that failed or answered badly) stops new children, waits for
   /// the running ones and is returned.
   Error run();
-  /// Appends the chunks' addresses and records, in order, to NewAddrs and
-  /// NewRecs (freeing each chunk's as it goes).
-  void join(std::vector<uint64_t> &NewAddrs,
-            std::vector<Symbolizer::Impl::Rec> &NewRecs);
   /// The most compile units a child found.
   uint32_t units() const { return Units; }
 
@@ -860,26 +914,27 @@ private:
   /// Waits for the running children's pipes to fill and reads them;
   /// finishes each child whose pipe has ended.
   void readReady();
-  /// Reaps C (its pipe at its end) and absorbs its answer; the first
+  /// Absorbs what C's pipe gave (Buf), keeping a message cut short.
+  void consume(Child &C, StringRef Buf);
+  /// Reaps C (its pipe at its end) and checks its answer; the first
   /// failure goes to Err.
   void finish(Child &C);
 
   Symbolizer::Impl &I;
   ArrayRef<uint64_t> Todo;
+  MutableArrayRef<uint32_t> Out;
   unsigned Jobs;
   size_t Chunk = 0, NumChunks = 0;
   std::vector<Child> Running;
-  /// Each chunk's records, absorbed as its child ends.
-  std::vector<std::vector<uint64_t>> ChunkAddrs;
-  std::vector<std::vector<Symbolizer::Impl::Rec>> ChunkRecs;
+  std::vector<char> ReadBuf;
   std::optional<Error> Err;
   uint32_t Units = 0;
   size_t Next = 0;
 };
 
 ChildPool::ChildPool(Symbolizer::Impl &Sym, ArrayRef<uint64_t> Addrs,
-                     unsigned MaxJobs)
-    : I(Sym), Todo(Addrs), Jobs(std::max(1u, MaxJobs)) {
+                     MutableArrayRef<uint32_t> Out, unsigned MaxJobs)
+    : I(Sym), Todo(Addrs), Out(Out), Jobs(std::max(1u, MaxJobs)) {
   // A child parses only the units its chunk touches, so a chunk bounds the
   // memory of the DWARF parser. Chunks are few and large: a fork
   // write-protects the whole address space, and every page either process
@@ -890,8 +945,7 @@ ChildPool::ChildPool(Symbolizer::Impl &Sym, ArrayRef<uint64_t> Addrs,
       std::clamp<size_t>((Todo.size() + Jobs - 1) / Jobs, MinChunk, MaxChunk);
   NumChunks = (Todo.size() + Chunk - 1) / Chunk;
   Chunk = (Todo.size() + NumChunks - 1) / NumChunks;
-  ChunkAddrs.resize(NumChunks);
-  ChunkRecs.resize(NumChunks);
+  ReadBuf.resize(1 << 18);
 }
 
 Error ChildPool::run() {
@@ -910,19 +964,21 @@ Error ChildPool::run() {
 
 Error ChildPool::start() {
   size_t Begin = Next * Chunk;
-  ArrayRef<uint64_t> Run =
-      Todo.slice(Begin, std::min(Chunk, Todo.size() - Begin));
+  size_t Size = std::min(Chunk, Todo.size() - Begin);
   int P[2];
   if (::pipe(P) != 0)
     return makeError("{0}: debug info: cannot make a pipe: {1}", I.Path,
                      strerror(errno));
+  // A larger pipe lets the child run ahead of the parent's reads (fewer
+  // switches on a busy machine); the default size works too.
+  (void)::fcntl(P[0], F_SETPIPE_SZ, 1 << 20);
   fflush(nullptr);
   pid_t Pid = ::fork();
   if (Pid == 0) {
     ::close(P[0]);
     for (const Child &C : Running)
       ::close(C.Fd);
-    I.serve(Run, P[1]);
+    I.serve(Todo.slice(Begin, Size), P[1]);
   }
   ::close(P[1]);
   if (Pid < 0) {
@@ -930,7 +986,11 @@ Error ChildPool::start() {
     return makeError("{0}: debug info: cannot start a process: {1}", I.Path,
                      strerror(errno));
   }
-  Running.push_back({Pid, P[0], Next++, {}});
+  ++Next;
+  Child &C = Running.emplace_back();
+  C.Pid = Pid;
+  C.Fd = P[0];
+  C.S.Of = Out.slice(Begin, Size);
   return Error::success();
 }
 
@@ -948,17 +1008,35 @@ void ChildPool::readReady() {
   for (size_t K = Running.size(); K-- > 0;) {
     if (!Fds[K].revents)
       continue;
-    char Buf[1 << 16];
-    ssize_t N = ::read(Running[K].Fd, Buf, sizeof(Buf));
+    ssize_t N = ::read(Running[K].Fd, ReadBuf.data(), ReadBuf.size());
     if (N < 0 && errno == EINTR)
       continue;
     if (N > 0) {
-      Running[K].Answer.append(Buf, size_t(N));
+      consume(Running[K], StringRef(ReadBuf.data(), size_t(N)));
       continue;
     }
     finish(Running[K]);
     Running.erase(Running.begin() + K);
   }
+}
+
+void ChildPool::consume(Child &C, StringRef Buf) {
+  if (Err)
+    return; // Failed already: the rest is only drained.
+  // Usually the buffer is absorbed in place; only a message cut at its end
+  // is kept for the next read.
+  StringRef Data = Buf;
+  if (!C.Pending.empty()) {
+    C.Pending.append(Buf.data(), Buf.size());
+    Data = C.Pending;
+  }
+  Expected<size_t> Used = I.absorb(Data, C.S);
+  if (!Used) {
+    Err = Used.takeError();
+    return;
+  }
+  std::string Rest = Data.drop_front(*Used).str();
+  C.Pending = std::move(Rest);
 }
 
 void ChildPool::finish(Child &C) {
@@ -983,20 +1061,11 @@ void ChildPool::finish(Child &C) {
     Err = makeError("{0}: debug info: the DWARF reader failed (exit status "
                     "{1}); the DWARF may be corrupt",
                     I.Path, WEXITSTATUS(Status));
-  else if (Error E = I.absorb(C.Answer, Units, ChunkAddrs[C.Index],
-                              ChunkRecs[C.Index]))
-    Err = std::move(E);
-  std::string().swap(C.Answer);
-}
-
-void ChildPool::join(std::vector<uint64_t> &NewAddrs,
-                     std::vector<Symbolizer::Impl::Rec> &NewRecs) {
-  for (size_t K = 0; K < NumChunks; ++K) {
-    NewAddrs.insert(NewAddrs.end(), ChunkAddrs[K].begin(), ChunkAddrs[K].end());
-    NewRecs.insert(NewRecs.end(), ChunkRecs[K].begin(), ChunkRecs[K].end());
-    std::vector<uint64_t>().swap(ChunkAddrs[K]);
-    std::vector<Symbolizer::Impl::Rec>().swap(ChunkRecs[K]);
-  }
+  else if (!C.S.Ended || !C.Pending.empty())
+    Err = makeError("{0}: debug info: the DWARF reader's answer was cut short",
+                    I.Path);
+  Units = std::max(Units, C.S.Units);
+  std::string().swap(C.Pending);
 }
 } // namespace
 
@@ -1004,20 +1073,21 @@ Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
   std::vector<uint64_t> Todo = unknownAddresses(Addrs, I->Addrs);
   if (Todo.empty())
     return Error::success();
-  std::vector<uint64_t> NewAddrs;
-  std::vector<Impl::Rec> NewRecs;
-  NewAddrs.reserve(Todo.size());
-  NewRecs.reserve(Todo.size());
+  // At most one new answer per address: reserved (not written) before
+  // the children start, so it never moves while they answer.
+  I->Answers.reserve(I->Answers.size() + Todo.size());
+  Impl::IdVector NewOf;
   if (!I->Isolate) {
-    I->lookupAll(Todo, NewAddrs, NewRecs);
-    I->merge(NewAddrs, NewRecs);
+    NewOf.reserve(Todo.size());
+    I->lookupAll(Todo, NewOf);
+    I->merge(Todo, NewOf);
     return Error::success();
   }
-  ChildPool Pool(*I, Todo, Jobs);
+  NewOf.resize(Todo.size());
+  ChildPool Pool(*I, Todo, {NewOf.data(), NewOf.size()}, Jobs);
   if (Error E = Pool.run())
     return E;
-  Pool.join(NewAddrs, NewRecs);
-  I->merge(NewAddrs, NewRecs);
+  I->merge(Todo, NewOf);
   I->HasDebug = Pool.units() > 0;
   return Error::success();
 }

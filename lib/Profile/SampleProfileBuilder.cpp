@@ -1,8 +1,9 @@
 //===- SampleProfileBuilder.cpp - body samples, calls, inline trees -------===//
 //
-// Two passes: first the maximum count per (profile node, location), with
-// the executed bytes added to the totals on the way, then the samples are
-// added once per location, and call targets and head samples added.
+// One pass over the instructions of the functions that ran, in address
+// order and by runs of one inline stack: each location is raised to the
+// maximum count of its instructions, the executed bytes added to the
+// totals on the way; then call targets and head samples are added.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/SampleProfileBuilder.h"
@@ -10,7 +11,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
-#include <map>
 
 using namespace llvm;
 using namespace llvm::sampleprof;
@@ -18,11 +18,12 @@ using namespace llvm::sampleprof;
 namespace lbr2prof {
 
 namespace {
-/// Profile nodes by inline stack. The Symbolizer interns names and shares
-/// one copy of a stack among the addresses that have it, so a stack (and a
-/// name) is known by its address: each is hashed (MD5 of the name, in
-/// SampleProfileMap) and walked once, not once per instruction. The nodes
-/// are stable: SampleProfileMap and FunctionSamplesMap are node-based.
+/// Profile nodes by inline stack. The Symbolizer interns names (equal names
+/// are equal pointers), and callers ask in address order, so consecutive
+/// stacks mostly share their outer frames: the chain of nodes of the last
+/// stack is kept, and only the levels below the first difference are looked
+/// up (a lookup hashes the name: MD5, in SampleProfileMap and
+/// FunctionSamplesMap). The nodes are stable: both maps are node-based.
 class Nodes {
 public:
   explicit Nodes(SampleProfileMap &M) : M(M) {}
@@ -31,29 +32,39 @@ public:
   /// samples of every node on the chain (the function and each inlined
   /// call site).
   FunctionSamples &nodeFor(ArrayRef<SourceFrame> Frames, uint64_t Total = 0) {
-    auto [It, New] = Chains.try_emplace(Frames.data());
-    if (New) {
-      It->second.first = uint32_t(Chain.size());
-      FunctionSamples *FS = &function(Frames.back().Function);
-      Chain.push_back(FS);
-      for (size_t K = Frames.size() - 1; K > 0; --K) {
-        const SourceFrame &Site = Frames[K];
-        const SourceFrame &Callee = Frames[K - 1];
-        FunctionSamplesMap &Inl = FS->functionSamplesAt(
-            LineLocation(Site.LineOffset, Site.Discriminator));
-        auto [CIt, CNew] = Inl.try_emplace(FunctionId(Callee.Function));
-        if (CNew)
-          CIt->second.setFunction(FunctionId(Callee.Function));
-        FS = &CIt->second;
-        Chain.push_back(FS);
+    size_t Depth = Frames.size(), J = 0;
+    // Level J (0: the outermost function) is Frames[Depth - 1 - J], called
+    // at the location of the frame outside it.
+    auto keyOf = [&](size_t J) {
+      Level L{Frames[Depth - 1 - J].Function.data(), 0, 0, nullptr};
+      if (J) {
+        L.LineOffset = Frames[Depth - J].LineOffset;
+        L.Discriminator = Frames[Depth - J].Discriminator;
       }
-      It->second.second = uint32_t(Chain.size());
+      return L;
+    };
+    while (J < Depth && J < Last.size() && Last[J].sameKey(keyOf(J)))
+      ++J;
+    Last.resize(J);
+    for (; J < Depth; ++J) {
+      Level L = keyOf(J);
+      StringRef Name = Frames[Depth - 1 - J].Function;
+      if (J == 0) {
+        L.FS = &function(Name);
+      } else {
+        FunctionSamplesMap &Inl = Last.back().FS->functionSamplesAt(
+            LineLocation(L.LineOffset, L.Discriminator));
+        auto [CIt, CNew] = Inl.try_emplace(FunctionId(Name));
+        if (CNew)
+          CIt->second.setFunction(FunctionId(Name));
+        L.FS = &CIt->second;
+      }
+      Last.push_back(L);
     }
-    auto [B, E] = It->second;
     if (Total)
-      for (uint32_t K = B; K < E; ++K)
-        Chain[K]->addTotalSamples(Total);
-    return *Chain[E - 1];
+      for (Level &L : Last)
+        L.FS->addTotalSamples(Total);
+    return *Last.back().FS;
   }
   /// The top-level profile of a function (Name interned).
   FunctionSamples &function(StringRef Name) {
@@ -64,10 +75,20 @@ public:
   }
 
 private:
+  /// One node of a chain: its function (interned name) and the call site
+  /// in its caller's node where it was inlined (0, 0 for the outermost).
+  struct Level {
+    const char *Function;
+    uint32_t LineOffset, Discriminator;
+    FunctionSamples *FS;
+    bool sameKey(const Level &O) const {
+      return Function == O.Function && LineOffset == O.LineOffset &&
+             Discriminator == O.Discriminator;
+    }
+  };
   SampleProfileMap &M;
-  /// Stack (its first frame) -> its nodes in Chain, outermost first.
-  DenseMap<const SourceFrame *, std::pair<uint32_t, uint32_t>> Chains;
-  std::vector<FunctionSamples *> Chain;
+  /// The chain of the last stack asked for, outermost first.
+  std::vector<Level> Last;
   DenseMap<const char *, FunctionSamples *> Tops;
 };
 
@@ -103,34 +124,62 @@ std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
 }
 
 namespace {
-/// Pass 1 and 2 for the body samples of every function that ran: the
-/// maximum count per (profile node, location), executed bytes added to the
-/// totals of the node's inline chain on the way, then the samples added
-/// once per location.
+/// A run of consecutive instructions with one inline stack: the Symbolizer
+/// shares one copy of a stack among consecutive addresses that have it, so
+/// the run is known by its pointer, and its node, location and
+/// duplication factor are looked up once for the run.
+struct StackRun {
+  ArrayRef<SourceFrame> Frames;
+  uint64_t Max = 0;   ///< the largest count x duplication factor
+  uint64_t Bytes = 0; ///< executed bytes (count x size), for the totals
+
+  /// Adds the run to its node (creating it, as the first instruction of the
+  /// run would have) and empties it. A location gets the maximum of its
+  /// instructions' counts: its record is raised to Max, or made with Max
+  /// (0 too: code that did not run is written as cold).
+  void flush(Nodes &N) {
+    if (Frames.empty())
+      return;
+    FunctionSamples &FS = N.nodeFor(Frames, Bytes);
+    uint32_t L = Frames.front().LineOffset, D = Frames.front().Discriminator;
+    ErrorOr<uint64_t> Cur = FS.findSamplesAt(L, D);
+    if (!Cur)
+      FS.addBodySamples(L, D, Max);
+    else if (Max > *Cur)
+      FS.addBodySamples(L, D, Max - *Cur);
+    Frames = {};
+    Max = Bytes = 0;
+  }
+};
+
+/// The body samples of every function that ran: the maximum count per
+/// (profile node, location), executed bytes added to the totals of the
+/// node's inline chain on the way.
 void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
                     Symbolizer &Sym, Nodes &N, SampleProfileStats &St) {
-  // Body samples: maximum over the instructions of one location (line
-  // offset << 32 | discriminator). Each location is added once, so the
-  // order of the map does not matter.
-  DenseMap<std::pair<FunctionSamples *, uint64_t>, uint64_t> Body;
+  StackRun Run;
   // Every instruction of a function that ran at all is visited: code that
   // never ran gets explicit 0 samples, which tells the compiler it is cold
   // (a line with no record would be left for it to guess).
   for (const auto &[F, Cfg] : P.Functions) {
     if (Cfg.InstCounts.empty())
       continue;
-    DenseMap<uint64_t, uint64_t> Counts(Cfg.InstCounts.size());
-    for (const auto &[Addr, Count] : Cfg.InstCounts)
-      Counts[Addr] = Count;
+    // InstCounts is in address order, as the instructions are.
+    auto C = Cfg.InstCounts.begin(), CEnd = Cfg.InstCounts.end();
     for (const Inst &I : Image.instructions(F)) {
-      uint64_t Addr = I.Addr;
-      uint64_t Count = Counts.lookup(Addr);
+      while (C != CEnd && C->first < I.Addr)
+        ++C;
+      uint64_t Count = C != CEnd && C->first == I.Addr ? C->second : 0;
       if (Count)
         ++St.Instructions;
-      ArrayRef<SourceFrame> Frames = Sym.frames(Addr);
+      ArrayRef<SourceFrame> Frames = Sym.frames(I.Addr);
       if (Frames.empty()) {
         St.InstructionsNoDebug += Count != 0;
         continue;
+      }
+      if (Frames.data() != Run.Frames.data()) {
+        Run.flush(N);
+        Run.Frames = Frames;
       }
       // Total samples count every executed byte, as llvm-profgen does
       // (ProfileGenerator: TotalSamples += Count * InstSize), not the sum
@@ -140,16 +189,11 @@ void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
       // per line); totals in body units (about a tenth of these) make
       // every inlined site look colder than in both peers' profiles of
       // the same data, which are what clang's thresholds were tuned on.
-      FunctionSamples &FS = N.nodeFor(Frames, Count * I.Size);
-      uint64_t C = Count * Frames.front().DupFactor;
-      uint64_t &Max =
-          Body[{&FS, uint64_t(Frames.front().LineOffset) << 32 |
-                         Frames.front().Discriminator}];
-      Max = std::max(Max, C);
+      Run.Bytes += Count * I.Size;
+      Run.Max = std::max(Run.Max, Count * Frames.front().DupFactor);
     }
   }
-  for (const auto &[K, C] : Body)
-    K.first->addBodySamples(uint32_t(K.second >> 32), uint32_t(K.second), C);
+  Run.flush(N);
 }
 
 /// Calls: call instructions to function entries, and tail calls (jumps
@@ -221,19 +265,19 @@ void addProfileStats(const BinaryProfile &P, const BinaryImage &Image,
                      Symbolizer &Sym, SampleProfileMap &M,
                      SampleProfileStats &St) {
   std::vector<std::pair<uint64_t, double>> Dens; // body samples, density
-  std::map<StringRef, uint64_t> InstsPerFunction;
+  // By interned name: the profiles' names are the Symbolizer's pointers.
+  DenseMap<const char *, uint64_t> InstsPerFunction;
   for (const auto &[F, Cfg] : P.Functions)
     if (!Cfg.InstCounts.empty())
       if (ArrayRef<SourceFrame> Fr = Sym.frames(Cfg.InstCounts.front().first);
           !Fr.empty())
-        InstsPerFunction[Fr.back().Function] += Image.instructions(F).size();
+        InstsPerFunction[Fr.back().Function.data()] +=
+            Image.instructions(F).size();
   for (auto &[Ctx, FS] : M) {
     ++St.Functions;
     St.TotalSamples += FS.getTotalSamples();
-    uint64_t N = InstsPerFunction.count(FS.getFunction().stringRef())
-                     ? InstsPerFunction[FS.getFunction().stringRef()]
-                     : 0;
-    if (N) {
+    if (uint64_t N =
+            InstsPerFunction.lookup(FS.getFunction().stringRef().data())) {
       uint64_t B = bodySamples(FS);
       Dens.push_back({B, double(B) / N});
     }
