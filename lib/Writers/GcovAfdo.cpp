@@ -19,8 +19,9 @@
 // A location (and a call site) is (line - the function's DW_AT_decl_line)
 // << 16 | discriminator. Names are string-table indices; gcc cuts each
 // string at its first '.' and looks functions up by assembler name. gcc
-// skips the section lengths; we write them in bytes, as GCC 12's own gcov
-// files have them. gcc keeps no total count: an instance's total is the
+// skips the section lengths; we write them in bytes, as gcov-io.cc's
+// gcov_write_length counts them in the version that writes byte-length
+// strings. gcc keeps no total count: an instance's total is the
 // sum of its and its inlinees' location counts.
 //
 //===----------------------------------------------------------------------===//
