@@ -60,6 +60,11 @@ if have("perf"):
         config.available_features.add("perf-record")
 if have("clang-19") or have("clang"):
     config.available_features.add("clang")
+# gcc 12 judges the GCC AutoFDO (.afdo) profiles (-fauto-profile=).
+if have("gcc-12"):
+    config.available_features.add("gcc-12")
+if have("g++-12"):
+    config.available_features.add("g++-12")
 if have("qemu-x86_64"):
     config.available_features.add("qemu")
 if os.path.exists(os.path.join(config.llvm_tools_dir, "perf2bolt")):

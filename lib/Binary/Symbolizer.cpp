@@ -86,6 +86,23 @@ public:
   static constexpr size_t FrameChunkSize = 4096;
   std::string DwpFile;
   bool Isolate = true;
+  /// Keep discriminators as written (GCC's), not decoded as LLVM's.
+  bool GccDiscriminators = false;
+  /// F's discriminator and duplication factor from the line table's D.
+  /// LLVM packs a base discriminator, a duplication factor and a copy id
+  /// into D; GCC writes a plain number per basic block of a line, which
+  /// its AutoFDO reader compares whole (so 3 must stay 3, not LLVM's
+  /// base 0 with factor 1).
+  void setDiscriminator(SourceFrame &F, uint32_t D) const {
+    if (GccDiscriminators) {
+      F.Discriminator = D;
+      F.DupFactor = 1;
+      return;
+    }
+    F.Discriminator =
+        DILocation::getBaseDiscriminatorFromDiscriminator(D, /*IsFSD=*/false);
+    F.DupFactor = DILocation::getDuplicationFactorFromDiscriminator(D);
+  }
   /// One answer: 24 bytes, no heap of its own. The frames live in
   /// FrameChunks (so they never move, and frames() answers stay valid);
   /// consecutive answers with the same inline stack (instructions of one
@@ -436,6 +453,7 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
                        toString(std::move(E)));
   I->DwpFile = Opts.DwpFile;
   I->Isolate = Opts.Isolate;
+  I->GccDiscriminators = Opts.GccDiscriminators;
   if (I->Isolate)
     I->HasDebug = objectHasDebugInfo(*I->Obj);
   else
@@ -457,11 +475,7 @@ void Symbolizer::Impl::lookup(uint64_t Addr, Answer &E) {
     SourceFrame F;
     F.Function = Names.save(L.FunctionName);
     F.LineOffset = (L.Line - L.StartLine) & 0xffff;
-    F.Discriminator =
-        DILocation::getBaseDiscriminatorFromDiscriminator(L.Discriminator,
-                                                          /*IsFSD=*/false);
-    F.DupFactor =
-        DILocation::getDuplicationFactorFromDiscriminator(L.Discriminator);
+    setDiscriminator(F, L.Discriminator);
     if (L.FileName != DILineInfo::BadString)
       F.File = Names.save(L.FileName);
     F.Line = L.Line;
@@ -570,10 +584,7 @@ void Symbolizer::Impl::lookupFast(uint64_t Addr, Answer &E) {
     }
     F.Function = D.Name;
     F.LineOffset = (Line - uint32_t(D.DeclLine)) & 0xffff;
-    F.Discriminator =
-        DILocation::getBaseDiscriminatorFromDiscriminator(Disc,
-                                                          /*IsFSD=*/false);
-    F.DupFactor = DILocation::getDuplicationFactorFromDiscriminator(Disc);
+    setDiscriminator(F, Disc);
     F.File = File ? *File : StringRef();
     F.Line = Line;
     E.Frames.push_back(F);

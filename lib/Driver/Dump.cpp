@@ -13,10 +13,13 @@
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Aggregate/ProcessMaps.h"
 #include "lbr2prof/PerfData/PerfReader.h"
+#include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/Progress.h"
+#include "lbr2prof/Writers/GcovAfdo.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include <algorithm>
 #include <map>
 
@@ -424,7 +427,38 @@ static Error dump(const DumpOptions &Opts, raw_ostream &OS,
   return Error::success();
 }
 
+/// If Path is a GCC AutoFDO profile (gcov magic): prints it in the text
+/// sample-profile layout and returns true.
+static Expected<bool> dumpGcovAfdo(const DumpOptions &Opts, StringRef Path,
+                                   raw_ostream &OS) {
+  if (Path == "-")
+    return false;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B =
+      MemoryBuffer::getFile(Path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!B || !isGcovAfdo((*B)->getBuffer()))
+    return false; // The perf.data reader says what is wrong with it.
+  if (Opts.Inputs.size() != 1 || Opts.Summary || Opts.ShowMmapEvents ||
+      Opts.ShowTaskEvents)
+    return makeError("{0}: a GCC AutoFDO profile is dumped alone and "
+                     "without options",
+                     Path);
+  Expected<GcovAfdoProfile> P = readGcovAfdo((*B)->getMemBufferRef());
+  if (!P)
+    return P.takeError();
+  if (Error E = printGcovAfdo(*P, OS))
+    return std::move(E);
+  return true;
+}
+
 Error runDump(const DumpOptions &Opts, raw_ostream &OS) {
+  for (const std::string &In : Opts.Inputs) {
+    Expected<bool> Afdo = dumpGcovAfdo(Opts, In, OS);
+    if (!Afdo)
+      return Afdo.takeError();
+    if (*Afdo)
+      return Error::success();
+  }
   // The reader's warnings go to stderr (stdout carries the dump) once the
   // run succeeds: a run that fails says one line, its error, as generate
   // and report do (a flipped bit gave a feature warning, then an error).

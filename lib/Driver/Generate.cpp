@@ -16,6 +16,7 @@
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
 #include "lbr2prof/Writers/Fdata.h"
+#include "lbr2prof/Writers/GcovAfdo.h"
 #include "lbr2prof/Writers/SampleProf.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
@@ -35,17 +36,18 @@ Expected<OutputFormat> resolveFormat(OutputFormat F, StringRef Output) {
     return OutputFormat::PreAggregated;
   if (Ext == ".txt")
     return OutputFormat::Text;
-  if (Ext == ".prof" || Ext == ".profdata" || Ext == ".afdo" ||
-      Ext == ".extbinary")
+  if (Ext == ".afdo")
+    return OutputFormat::Gcov;
+  if (Ext == ".prof" || Ext == ".profdata" || Ext == ".extbinary")
     return OutputFormat::ExtBinary;
   return makeError("{0}: cannot tell the output format from the name; use "
-                   "--format=fdata|preagg|text|binary|extbinary",
+                   "--format=fdata|preagg|text|binary|extbinary|gcov",
                    Output);
 }
 
 static bool isSampleProfile(OutputFormat F) {
   return F == OutputFormat::Text || F == OutputFormat::Binary ||
-         F == OutputFormat::ExtBinary;
+         F == OutputFormat::ExtBinary || F == OutputFormat::Gcov;
 }
 
 static StringRef formatName(OutputFormat F, bool NoLbr) {
@@ -58,6 +60,8 @@ static StringRef formatName(OutputFormat F, bool NoLbr) {
     return "a text sample profile";
   case OutputFormat::Binary:
     return "a binary sample profile";
+  case OutputFormat::Gcov:
+    return "a GCC AutoFDO profile";
   default:
     return "an extbinary sample profile";
   }
@@ -91,12 +95,16 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
     return makeError("--no-lbr writes IP-sample fdata (-o x.fdata); {0} "
                      "needs branch stacks",
                      Sample ? "a sample profile" : "pre-aggregated output");
-  bool Contexts = Sample && !Opts.Binary.empty() && !Opts.Kernel &&
+  bool Gcov = Format == OutputFormat::Gcov;
+  // gcc's AutoFDO profiles are line-based only: no contexts, no probes.
+  bool Contexts = Sample && !Gcov && !Opts.Binary.empty() && !Opts.Kernel &&
                   !Opts.IgnoreStackSamples;
   bool Cfg = !Opts.NoLbr && Format != OutputFormat::PreAggregated;
   const char *ContextsNeed =
-      "context-sensitive profiles, made only with --binary and without "
-      "--kernel or --ignore-stack-samples";
+      Gcov ? "context-sensitive LLVM sample profiles (gcc's AutoFDO format "
+             "has no contexts)"
+           : "context-sensitive profiles, made only with --binary and "
+             "without --kernel or --ignore-stack-samples";
   // Each option with the outputs it applies to.
   struct Rule {
     bool Given;
@@ -119,8 +127,10 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
        ContextsNeed},
       {!Opts.CSPreInliner.empty(), "--cs-preinliner", Contexts, ContextsNeed},
       {Opts.Dump == "probes", "--dump=probes",
-       Sample && !Opts.UseDwarfCorrelation,
-       "probe-based sample profiles (not with --use-dwarf-correlation)"},
+       Sample && !Gcov && !Opts.UseDwarfCorrelation,
+       Gcov ? "probe-based LLVM sample profiles (gcc's AutoFDO profiles "
+              "are line-based)"
+            : "probe-based sample profiles (not with --use-dwarf-correlation)"},
       {Opts.Dump == "cfg", "--dump=cfg", Cfg,
        "outputs built from CFGs (fdata and sample profiles)"},
       {Opts.InferFlow != FlowInferenceMethod::None, "--infer-flow", Cfg,
@@ -238,6 +248,26 @@ Error writePreAggregatedOutput(const Run &R) {
   return (*F)->commit();
 }
 
+/// A line-based profile in GCC's AutoFDO format (gcc -fauto-profile=):
+/// GCC keeps 64-bit counts, so they are written as they are.
+Error writeGcovAfdoOutput(const Run &R, const SampleProfileMap &M) {
+  Expected<GcovAfdoStats> S = writeGcovAfdo(M, R.Opts.Output);
+  if (!S)
+    return S.takeError();
+  if (S->Merged)
+    R.Diags.note(formatv("{0}: {1} profiles merged into others of the same "
+                         "name once cut at the first '.' (gcc reads "
+                         "foo.part.0 and foo.cold as foo)",
+                         R.Opts.Output, S->Merged));
+  if (S->WideDiscriminators)
+    R.Diags.warning(formatv("{0}: {1} locations dropped: their "
+                            "discriminators do not fit gcc's 16 bits",
+                            R.Opts.Output, S->WideDiscriminators));
+  if (R.Opts.Stats)
+    R.Err << "gcc AutoFDO functions: " << S->Functions << "\n";
+  return Error::success();
+}
+
 /// The common end of every sample profile: --stats' kind line, the raw
 /// dump, counts fitted to clang's 32-bit weights, the file.
 Error finishSampleProfile(const Run &R, SampleProfileMap &M, StringRef Kind,
@@ -248,6 +278,8 @@ Error finishSampleProfile(const Run &R, SampleProfileMap &M, StringRef Kind,
     KindStats();
   }
   R.dumpRaw();
+  if (R.Format == OutputFormat::Gcov)
+    return writeGcovAfdoOutput(R, M);
   SampleWriterOptions WO;
   WO.Format = R.Format == OutputFormat::Text     ? SampleFormat::Text
               : R.Format == OutputFormat::Binary ? SampleFormat::Binary
@@ -300,6 +332,7 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
   SymbolizerOptions SO;
   SO.DebugFile = R.Opts.DebugFile;
   SO.DwpFile = R.Opts.DwpFile;
+  SO.GccDiscriminators = R.Format == OutputFormat::Gcov;
   Expected<std::unique_ptr<Symbolizer>> Sym =
       Symbolizer::create(R.Bin.Path, R.image().buildId(), SO);
   if (!Sym)
@@ -383,6 +416,11 @@ Error writeSampleProfileOutput(const Run &R) {
   }
   if (R.Opts.Dump == "probes")
     Probes.print(R.Out);
+  if (R.Format == OutputFormat::Gcov && Probes.present())
+    return makeError("{0}: the binary has pseudo probes (a clang "
+                     "-fpseudo-probe-for-profiling build); gcc's AutoFDO "
+                     "profiles are line-based: give --use-dwarf-correlation",
+                     R.Bin.Path);
   bool WithContexts = R.Oracle && !R.raw().Contexts.empty();
   if (!Probes.present())
     return writeLineProfile(R, WithContexts);
@@ -413,8 +451,9 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   // binary must be known up front (--binary).
   std::unique_ptr<BinaryImage> OracleImage;
   std::unique_ptr<BinaryTransferOracle> Oracle;
-  if (isSampleProfile(*Format) && !dumpOnly(Opts) && !Opts.IgnoreStackSamples &&
-      !Opts.Binary.empty() && !Opts.Kernel) {
+  if (isSampleProfile(*Format) && *Format != OutputFormat::Gcov &&
+      !dumpOnly(Opts) && !Opts.IgnoreStackSamples && !Opts.Binary.empty() &&
+      !Opts.Kernel) {
     Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Opts.Binary);
     if (!I)
       return I.takeError();

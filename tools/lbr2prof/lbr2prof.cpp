@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
   App.footer(R"(Examples:
   lbr2prof perf.data --binary app -o app.prof     sample profile: clang -O2 -fprofile-sample-use=app.prof
   lbr2prof perf.data --binary app -o app.txt      the same as text (--format=text|binary|extbinary)
+  lbr2prof perf.data --binary app -o app.afdo     GCC AutoFDO profile: gcc -O2 -fauto-profile=app.afdo
   lbr2prof perf.data --binary app -o app.fdata    BOLT profile: llvm-bolt app -o app.bolt -data=app.fdata
   lbr2prof a.data b.data --binary app -o app.fdata --stats
   lbr2prof perf.data --binary app -o app.preagg   BOLT pre-aggregated text (llvm-bolt --pa -data=...)
@@ -125,11 +126,11 @@ int main(int argc, char **argv) {
                  "samples); matched to the input's mappings by build-id or "
                  "file name");
   App.add_option("--format", FormatName,
-                 "fdata | preagg | text | binary | extbinary (default: from "
-                 "the output name: .fdata, .preagg/.pa, .txt, "
-                 ".prof/.profdata/.afdo)")
-      ->check(CLI::IsMember(
-          {"auto", "fdata", "preagg", "text", "binary", "extbinary"}));
+                 "fdata | preagg | text | binary | extbinary | gcov (default: "
+                 "from the output name: .fdata, .preagg/.pa, .txt, "
+                 ".prof/.profdata, .afdo)")
+      ->check(CLI::IsMember({"auto", "fdata", "preagg", "text", "binary",
+                             "extbinary", "gcov"}));
   App.add_option("--pid", Gen.Pids, "Only samples of these processes");
   App.add_flag("--ignore-build-id", Gen.IgnoreBuildId,
                "Use the binary even if its build-id differs from the "
@@ -203,7 +204,8 @@ int main(int argc, char **argv) {
   DumpOptions Dump;
   CLI::App *DumpCmd = App.add_subcommand(
       "dump", "Print the samples (or a summary) of perf.data or perf script "
-              "input");
+              "input, or a GCC AutoFDO profile (.afdo) as a text sample "
+              "profile");
   DumpCmd
       ->add_option("inputs", Dump.Inputs,
                    "perf.data files (file or pipe mode, '-' for stdin) or "
@@ -219,7 +221,8 @@ int main(int argc, char **argv) {
   DumpCmd->footer(R"(Examples:
   lbr2prof dump perf.data
   lbr2prof dump --show-mmap-events --show-task-events perf.data
-  lbr2prof dump --summary perf.data)");
+  lbr2prof dump --summary perf.data
+  lbr2prof dump app.afdo)");
 
   ReportOptions Rep;
   std::string SortName = "count";
@@ -303,7 +306,9 @@ int main(int argc, char **argv) {
   static const std::pair<const char *, OutputFormat> Formats[] = {
       {"auto", OutputFormat::Auto},          {"fdata", OutputFormat::Fdata},
       {"preagg", OutputFormat::PreAggregated}, {"text", OutputFormat::Text},
-      {"binary", OutputFormat::Binary},      {"extbinary", OutputFormat::ExtBinary}};
+      {"binary", OutputFormat::Binary},
+      {"extbinary", OutputFormat::ExtBinary},
+      {"gcov", OutputFormat::Gcov}};
   for (auto &[N, F] : Formats)
     if (FormatName == N)
       Gen.Format = F;

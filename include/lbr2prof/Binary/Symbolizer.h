@@ -34,7 +34,8 @@ struct SourceFrame {
   llvm::StringRef Function;
   /// Line relative to the function's first line, as clang computes it.
   uint32_t LineOffset = 0;
-  /// Base discriminator (duplication factor and copy id removed).
+  /// Base discriminator (duplication factor and copy id removed), or
+  /// with SymbolizerOptions::GccDiscriminators the whole one.
   uint32_t Discriminator = 0;
   /// How many copies of this code the compiler made (unrolling,
   /// vectorization); counts are multiplied by it.
@@ -60,6 +61,10 @@ struct SymbolizerOptions {
   /// Parse DWARF only in child processes (prefetch()); false parses it in
   /// this process, on demand in frames().
   bool Isolate = true;
+  /// Discriminators as GCC writes them, whole (for GCC's AutoFDO
+  /// profiles), instead of decoded as LLVM's (base discriminator and
+  /// duplication factor).
+  bool GccDiscriminators = false;
 };
 
 class Symbolizer {

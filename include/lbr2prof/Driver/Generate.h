@@ -19,7 +19,16 @@
 
 namespace lbr2prof {
 
-enum class OutputFormat { Auto, Fdata, PreAggregated, Text, Binary, ExtBinary };
+/// Gcov: GCC's AutoFDO profile (.afdo, gcc -fauto-profile=), line-based.
+enum class OutputFormat {
+  Auto,
+  Fdata,
+  PreAggregated,
+  Text,
+  Binary,
+  ExtBinary,
+  Gcov
+};
 
 struct GenerateOptions {
   std::vector<std::string> Inputs;
