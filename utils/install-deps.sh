@@ -16,8 +16,8 @@ libcli11-dev qemu-user make libc6-dev dpkg-dev"
 # ld.lld-19 and the sanitizer runtimes for test programs; perf, AutoFDO,
 # BOLT, valgrind and hyperfine as judges and baselines; the AArch64 cross
 # sysroot; chromium for the HTML report's screenshot; man-db and bash for
-# the package test.
-TEST_PKGS="libgtest-dev llvm-19-tools lld-19 bolt-19 libclang-rt-19-dev
+# the package test; gcc-12 and g++-12, the judges of the .afdo output.
+TEST_PKGS="libgtest-dev llvm-19-tools lld-19 bolt-19 libclang-rt-19-dev gcc-12 g++-12
 linux-perf autofdo valgrind hyperfine zstd file binutils
 libc6-dev-arm64-cross libgcc-12-dev-arm64-cross chromium man-db bash"
 case "${1:-}" in
