@@ -13,7 +13,8 @@ by each recording's value. estcyc is pgo_stats.py's estimate (instructions
 plus flat penalties for mispredictions and cache misses).
 
 With more than one PROGRAM it ends with the corpus table: kinds by
-programs, each cell the mean share and its values. A program whose
+programs, each cell the mean share and its values, and each tool's best
+kind per program. A program whose
 instrumented PGO gains less than 3 % by the estimate is marked "no PGO
 signal": shares of a gain that small are noise.
 """
@@ -117,6 +118,15 @@ def main():
             if not any(k in allshares[p] for p in progs):
                 continue
             print("| %s | %s |" % (k, " | ".join(fmt_shares(allshares[p].get(k, [])) for p in progs)))
+        # Each tool's best kind per program, by its mean share.
+        for tool, prefix in (("lbr2prof", "lbr2prof-"), ("llvm-profgen", "profgen-")):
+            cells = []
+            for p in progs:
+                means = [(statistics.mean([x for x in v if x is not None]), k)
+                         for k, v in allshares[p].items()
+                         if k.startswith(prefix) and any(x is not None for x in v)]
+                cells.append("%.0f (%s)" % max(means) if means else "")
+            print("| best of %s | %s |" % (tool, " | ".join(cells)))
 
 
 if __name__ == "__main__":
