@@ -60,10 +60,10 @@ trap 'rm -rf "$T"' EXIT
 : > "$OUT.log"
 cc() { # object source flags...
   o=$1 s=$2; shift 2
+  # C++ (re2) as C++17 with threads.
+  # shellcheck disable=SC2086
   case "$s" in
-    # shellcheck disable=SC2086
     *.cc) $CXX $FLAGS -std=c++17 -pthread "$@" -c "$s" -o "$o" 2>> "$OUT.log" ;;
-    # shellcheck disable=SC2086
     *) $CC $FLAGS "$@" -c "$s" -o "$o" 2>> "$OUT.log" ;;
   esac
 }
