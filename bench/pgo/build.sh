@@ -6,7 +6,9 @@
 #   build.sh PROGRAM VARIANT [PROFILE] -o OUT
 #
 # PROGRAM: sqlite (speedtest1 on the amalgamation) | gawk (GNU awk) |
-# lua (the lua5.4 interpreter). VARIANT:
+# lua (the lua5.4 interpreter) | bzip2 (the bzip2 command) | jq (jq 1.6
+# with oniguruma compiled in) | re2 (re2 with bench/pgo/re2-bench.cc as
+# its driver; C++17). VARIANT:
 #   o2          -O2 plus the debug flags AutoFDO needs: the baseline, and
 #               the binary that is recorded for the sample profiles
 #   instr-gen   o2 + -fprofile-instr-generate (front-end instrumentation)
@@ -20,7 +22,7 @@
 # PGO_BASE_CFLAGS (replaces the -O2 and debug flags), PGO_LDFLAGS (replaces
 # -Wl,--emit-relocs).
 set -eu
-usage() { echo "usage: build.sh sqlite|gawk|lua o2|instr-gen|instr-use|sample-use [PROFILE] -o OUT" >&2; exit 2; }
+usage() { echo "usage: build.sh sqlite|gawk|lua|bzip2|jq|re2 o2|instr-gen|instr-use|sample-use [PROFILE] -o OUT" >&2; exit 2; }
 [ $# -ge 4 ] || usage
 PROG=$1 VARIANT=$2; shift 2
 PROFILE=""
@@ -33,6 +35,7 @@ if [ "${1:-}" != -o ] || [ -z "${2:-}" ]; then usage; fi
 OUT=$2
 W=${LBR2PROF_BENCH_DIR:-/tmp/lbr2prof-pgo}
 CC=${CC:-clang-19}
+CXX=${CXX:-clang++-19}
 
 # -gdwarf-4: create_llvm_prof 0.19 cannot read DWARF 5.
 # -fdebug-info-for-profiling: discriminators and linkage names in the line
@@ -57,9 +60,14 @@ trap 'rm -rf "$T"' EXIT
 : > "$OUT.log"
 cc() { # object source flags...
   o=$1 s=$2; shift 2
+  # C++ (re2) as C++17 with threads.
   # shellcheck disable=SC2086
-  $CC $FLAGS "$@" -c "$s" -o "$o" 2>> "$OUT.log"
+  case "$s" in
+    *.cc) $CXX $FLAGS -std=c++17 -pthread "$@" -c "$s" -o "$o" 2>> "$OUT.log" ;;
+    *) $CC $FLAGS "$@" -c "$s" -o "$o" 2>> "$OUT.log" ;;
+  esac
 }
+LINK=$CC
 case "$PROG" in
   sqlite)
     S=$W/src/sqlite
@@ -71,8 +79,68 @@ case "$PROG" in
     cc "$T/speedtest1.o" "$S/speedtest1.c" $DEFS
     wait $!
     OBJS="$T/sqlite3.o $T/speedtest1.o" LIBS="-lm" ;;
-  lua|gawk)
-    if [ "$PROG" = lua ]; then
+  lua|gawk|bzip2|jq|re2)
+    if [ "$PROG" = bzip2 ]; then
+      # The bzip2 command and libbz2, as its Makefile lists them.
+      S=$W/src/bzip2
+      SRCS=""
+      for f in blocksort huffman crctable randtable compress decompress bzlib bzip2; do
+        SRCS="$SRCS $S/$f.c"
+      done
+      DEFS="-D_FILE_OFFSET_BITS=64"
+      LIBS=""
+    elif [ "$PROG" = jq ]; then
+      # jq 1.6's libjq and main (Makefile.am), its pre-generated parser.c
+      # and lexer.c, and oniguruma's library without its POSIX API and
+      # without the encodings jq never asks for.
+      S=$W/src
+      SRCS=""
+      for f in builtin bytecode compile execute jq_test jv jv_alloc jv_aux \
+               jv_dtoa jv_file jv_parse jv_print jv_unicode linker locfile \
+               util parser lexer main; do
+        SRCS="$SRCS $S/jq/src/$f.c"
+      done
+      for f in regparse regcomp regexec regenc regerror regext regsyntax \
+               regtrav regversion st reggnu unicode unicode_unfold_key \
+               unicode_fold1_key unicode_fold2_key unicode_fold3_key ascii \
+               utf8 utf16_be utf16_le utf32_be utf32_le euc_jp euc_jp_prop \
+               sjis sjis_prop iso8859_1 iso8859_2 iso8859_3 iso8859_4 \
+               iso8859_5 iso8859_6 iso8859_7 iso8859_8 iso8859_9 iso8859_10 \
+               iso8859_11 iso8859_13 iso8859_14 iso8859_15 iso8859_16 euc_tw \
+               euc_kr big5 gb18030 koi8_r cp1251 onig_init; do
+        SRCS="$SRCS $S/onig/src/$f.c"
+      done
+      # What jq's configure finds in glibc (libm.h's functions but pow10,
+      # which glibc 2.36 no longer declares).
+      DEFS="-DIEEE_8087 -DHAVE_LIBONIG -I$S/jq -I$S/jq/src -I$S/onig/src"
+      for f in ACOS ACOSH ASIN ASINH ATAN ATAN2 ATANH CBRT CEIL COPYSIGN COS \
+               COSH DREM ERF ERFC EXP EXP10 EXP2 EXPM1 FABS FDIM FLOOR FMA \
+               FMAX FMIN FMOD FREXP GAMMA HYPOT J0 J1 JN LDEXP LGAMMA \
+               LGAMMA_R LOG LOG10 LOG1P LOG2 LOGB MODF NEARBYINT NEXTAFTER \
+               NEXTTOWARD POW REMAINDER RINT ROUND SCALB SCALBLN SIGNIFICAND \
+               SIN SINH SQRT TAN TANH TGAMMA TRUNC Y0 Y1 YN \
+               ALLOCA ALLOCA_H ATEXIT GETTIMEOFDAY GMTIME GMTIME_R ISATTY \
+               LOCALTIME_R MEMMEM MKSTEMP PTHREAD_KEY_CREATE PTHREAD_ONCE \
+               STRFTIME STRPTIME TIMEGM TM_TM_GMT_OFF __THREAD; do
+        DEFS="$DEFS -DHAVE_$f=1"
+      done
+      LIBS="-lm -lpthread"
+    elif [ "$PROG" = re2 ]; then
+      # re2's OFILES (its Makefile), the generated tables from setup.sh,
+      # and the driver.
+      S=$W/src
+      SRCS="$S/re2/util/rune.cc $S/re2/util/strutil.cc"
+      for f in bitstate compile dfa filtered_re2 mimics_pcre nfa onepass \
+               parse perl_groups prefilter prefilter_tree prog re2 regexp \
+               set simplify stringpiece tostring unicode_casefold \
+               unicode_groups; do
+        SRCS="$SRCS $S/re2/re2/$f.cc"
+      done
+      SRCS="$SRCS $(cd "$(dirname "$0")" && pwd)/re2-bench.cc"
+      DEFS="-I$S/re2 -DNDEBUG"
+      LIBS="-pthread"
+      LINK=$CXX
+    elif [ "$PROG" = lua ]; then
       S=$W/src/lua/src
       SRCS=""
       for f in "$S"/*.c; do
@@ -103,9 +171,10 @@ case "$PROG" in
     fi
     # Object names keep the directory (support/ and the top level share none
     # today, but be safe).
+    obj() { echo "$T/$(echo "${1#"$S"/}" | tr / _ | sed 's/\.cc*$/.o/')"; }
     OBJS=""
     for f in $SRCS; do
-      OBJS="$OBJS $T/$(echo "${f#"$S"/}" | tr / _ | sed 's/\.c$/.o/')"
+      OBJS="$OBJS $(obj "$f")"
     done
     # Two compile streams (the machine has 2 cores): odd and even files.
     half() { # 0|1
@@ -114,7 +183,7 @@ case "$PROG" in
         i=$((i + 1))
         [ $((i % 2)) = "$1" ] || continue
         # shellcheck disable=SC2086,SC2090
-        cc "$T/$(echo "${f#"$S"/}" | tr / _ | sed 's/\.c$/.o/')" "$f" $DEFS
+        cc "$(obj "$f")" "$f" $DEFS
       done
     }
     half 0 &
@@ -125,7 +194,7 @@ case "$PROG" in
 esac
 for o in $OBJS; do [ -f "$o" ] || { cat "$OUT.log" >&2; echo "build.sh: compile failed" >&2; exit 1; }; done
 # shellcheck disable=SC2086
-$CC $FLAGS $LDFLAGS $OBJS $LIBS -o "$OUT.tmp" 2>> "$OUT.log" ||
+$LINK $FLAGS $LDFLAGS $OBJS $LIBS -o "$OUT.tmp" 2>> "$OUT.log" ||
   { cat "$OUT.log" >&2; echo "build.sh: link failed" >&2; exit 1; }
 mv "$OUT.tmp" "$OUT"
 n=$(grep -c 'warning:' "$OUT.log" || true)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/pgo/compare-cs.sh sqlite|gawk|lua [-r ROUNDS] [--no-callgrind]
+# bench/pgo/compare-cs.sh sqlite|gawk|lua|bzip2|jq|re2 [-r ROUNDS] [--no-callgrind]
 #
 # Beyond line-based profiles, from one set of measurements: what
 # context-sensitive (CS) and pseudo-probe profiles buy, lbr2prof's and
@@ -19,6 +19,8 @@
 #       profgen-line     llvm-profgen-19 --ignore-stack-samples on o2.data
 #       profgen-cs       llvm-profgen-19 on o2.data   (CS from hybrid samples)
 #       profgen-csspgo   llvm-profgen-19 on probe.data (probes + contexts)
+#     (llvm-profgen's CS profiles from a perf script with absolute frames,
+#     see perfscript-abs.py)
 #     and instrumented PGO (instr-gen run on the training workload);
 #  4. build every variant (probe variants with -fpseudo-probe-for-profiling,
 #     as the profile needs) and measure them with measure.sh: hyperfine
@@ -28,7 +30,7 @@
 # tree's build/bin/lbr2prof). Needs bench/pgo/setup.sh's sources and inputs
 # (run first if missing).
 set -eu
-USAGE="usage: compare-cs.sh sqlite|gawk|lua [-r ROUNDS] [--no-callgrind]"
+USAGE="usage: compare-cs.sh sqlite|gawk|lua|bzip2|jq|re2 [-r ROUNDS] [--no-callgrind]"
 . "$(dirname "$0")/common.sh"
 LBR2PROF=${LBR2PROF:-$ROOT/build/bin/lbr2prof}
 PROG=${1:-}
@@ -72,8 +74,13 @@ gen lbr2prof-cs "$LBR2PROF" o2.data --binary bin/o2 -o lbr2prof-cs.prof --stats
 gen lbr2prof-probe "$LBR2PROF" probe.data --binary bin/probe -o lbr2prof-probe.prof --ignore-stack-samples --stats
 gen lbr2prof-csspgo "$LBR2PROF" probe.data --binary bin/probe -o lbr2prof-csspgo.prof --stats
 gen profgen-line llvm-profgen-19 --binary bin/o2 --perfdata o2.data --output profgen-line.prof --ignore-stack-samples
-gen profgen-cs llvm-profgen-19 --binary bin/o2 --perfdata o2.data --output profgen-cs.prof
-gen profgen-csspgo llvm-profgen-19 --binary bin/probe --perfdata probe.data --output profgen-csspgo.prof
+# perf 6.1 prints call-stack frames relative to their mapping, and
+# llvm-profgen then drops every stack: its CS profiles read a perf script
+# with the frames made absolute (perfscript-abs.py).
+profgen_script o2.data
+profgen_script probe.data
+gen profgen-cs llvm-profgen-19 --binary bin/o2 --perfscript o2.data.script --output profgen-cs.prof
+gen profgen-csspgo llvm-profgen-19 --binary bin/probe --perfscript probe.data.script --output profgen-csspgo.prof
 for p in $PROFILES; do
   printf "%-16s %s\n" "$p" "$(llvm-profdata-19 show --sample "$p.prof" 2>&1 | grep -c '^Function: ') top-level profiles, $(wc -c < "$p.prof") bytes"
 done

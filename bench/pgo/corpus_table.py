@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""The tables of compare.sh's multi-recording runs.
+
+    corpus_table.py BENCH_DIR PROGRAM...
+
+For each PROGRAM, reads BENCH_DIR/PROGRAM/cg/NAME.cg (callgrind runs of
+the evaluation workload; NAME is o2, instr, or rR-KIND for the build of
+KIND's profile from recording R) and writes BENCH_DIR/PROGRAM/result.csv
+(one row per binary) and, on stdout, a Markdown table: per profile kind,
+the estcyc speedup over o2 and the share of instrumented PGO's gain,
+100*(speedup-1)/(speedup_instr-1), as the mean over recordings followed
+by each recording's value. estcyc is pgo_stats.py's estimate (instructions
+plus flat penalties for mispredictions and cache misses).
+
+With more than one PROGRAM it ends with the corpus table: kinds by
+programs, each cell the mean share and its values, and each tool's best
+kind per program. A program whose
+instrumented PGO gains less than 3 % by the estimate is marked "no PGO
+signal": shares of a gain that small are noise.
+"""
+import csv
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pgo_stats import read_callgrind  # noqa: E402
+
+KINDS = ["lbr2prof-line", "lbr2prof-cs", "lbr2prof-probe", "lbr2prof-csspgo",
+         "profgen-line", "profgen-cs", "profgen-csspgo", "create_llvm_prof"]
+SIGNAL = 1.03
+
+
+def load(bench, prog):
+    d = os.path.join(bench, prog, "cg")
+    runs = {}
+    if not os.path.isdir(d):
+        return runs
+    for f in sorted(os.listdir(d)):
+        if f.endswith(".cg"):
+            r = read_callgrind(os.path.join(d, f))
+            if r:
+                runs[f[:-3]] = r
+    return runs
+
+
+def program_table(bench, prog):
+    """Returns {kind: [share per recording]}, instr speedup, lines."""
+    runs = load(bench, prog)
+    lines = []
+    if "o2" not in runs or "instr" not in runs:
+        return {}, None, ["%s: no o2 or instr measurement yet" % prog]
+    base = runs["o2"]["estcyc"]
+    s_instr = base / runs["instr"]["estcyc"]
+    per = {}
+    rows = []
+    for name, r in runs.items():
+        s = base / r["estcyc"]
+        share = 100.0 * (s - 1) / (s_instr - 1) if abs(s_instr - 1) > 1e-9 else None
+        m = re.match(r"r(\d+)-(.+)$", name)
+        rec, kind = (int(m.group(1)), m.group(2)) if m else (None, name)
+        rows.append({"program": prog, "name": name, "recording": rec or "",
+                     "kind": kind, "Ir": r["Ir"], "mispred": r["mispred"],
+                     "L1miss": r["L1miss"], "LLmiss": r["LLmiss"],
+                     "estcyc": r["estcyc"], "estcyc_speedup": "%.4f" % s,
+                     "pct_of_instr": "" if share is None else "%.1f" % share})
+        if rec is not None:
+            per.setdefault(kind, {})[rec] = (s, share)
+    with open(os.path.join(bench, prog, "result.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    signal = s_instr >= SIGNAL
+    lines.append("%s: o2 estcyc %.4g, instr PGO x%.3f%s" % (
+        prog, base, s_instr, "" if signal else " (no PGO signal: under 3 %)"))
+    lines.append("")
+    lines.append("| profile | estcyc speedup, mean (per recording) | % of instr, mean (per recording) |")
+    lines.append("|---|---|---|")
+    order = [k for k in KINDS if k in per] + sorted(k for k in per if k not in KINDS)
+    shares = {}
+    for k in order:
+        recs = sorted(per[k])
+        sp = [per[k][i][0] for i in recs]
+        sh = [per[k][i][1] for i in recs]
+        shares[k] = sh
+        lines.append("| %s | %.3f (%s) | %s |" % (
+            k, statistics.mean(sp), ", ".join("%.3f" % x for x in sp), fmt_shares(sh)))
+    return shares, s_instr, lines
+
+
+def fmt_shares(sh):
+    sh = [x for x in sh if x is not None]
+    if not sh:
+        return ""
+    if len(sh) == 1:
+        return "%.0f" % sh[0]
+    return "%.0f (%s)" % (statistics.mean(sh), ", ".join("%.0f" % x for x in sh))
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: corpus_table.py BENCH_DIR PROGRAM...")
+    bench, progs = sys.argv[1], sys.argv[2:]
+    allshares, instr = {}, {}
+    for p in progs:
+        shares, s_instr, lines = program_table(bench, p)
+        print("\n".join(lines))
+        print()
+        allshares[p], instr[p] = shares, s_instr
+    if len(progs) > 1:
+        print("| profile | " + " | ".join(progs) + " |")
+        print("|---|" + "---|" * len(progs))
+        print("| instr PGO, estcyc speedup | " + " | ".join(
+            "" if instr[p] is None else "%.3f%s" % (instr[p], "" if instr[p] >= SIGNAL else " (no PGO signal)")
+            for p in progs) + " |")
+        for k in KINDS:
+            if not any(k in allshares[p] for p in progs):
+                continue
+            print("| %s | %s |" % (k, " | ".join(fmt_shares(allshares[p].get(k, [])) for p in progs)))
+        # Each tool's best kind per program, by its mean share.
+        for tool, prefix in (("lbr2prof", "lbr2prof-"), ("llvm-profgen", "profgen-")):
+            cells = []
+            for p in progs:
+                means = [(statistics.mean([x for x in v if x is not None]), k)
+                         for k, v in allshares[p].items()
+                         if k.startswith(prefix) and any(x is not None for x in v)]
+                cells.append("%.0f (%s)" % max(means) if means else "")
+            print("| best of %s | %s |" % (tool, " | ".join(cells)))
+
+
+if __name__ == "__main__":
+    main()
