@@ -38,26 +38,21 @@ public:
     L.Offset = At;
     return inputError(L, Msg);
   }
+  /// A little-endian T at the cursor, or an error naming What.
+  template <class T> Expected<T> read(const char *What) {
+    if (remaining() < sizeof(T))
+      return fail(Twine(What) + ": the file ends (" + Twine(remaining()) +
+                      " bytes remain, " + Twine(sizeof(T)) + " needed)",
+                  Pos);
+    T V = support::endian::read<T, llvm::endianness::little>(Data.data() +
+                                                              Pos);
+    Pos += sizeof(T);
+    return V;
+  }
   size_t pos() const { return Pos; }
   size_t remaining() const { return Data.size() - Pos; }
-  Expected<uint32_t> u32(const char *What) {
-    if (remaining() < 4)
-      return fail(Twine(What) + ": the file ends (" + Twine(remaining()) +
-                      " bytes remain, 4 needed)",
-                  Pos);
-    uint32_t V = support::endian::read32le(Data.data() + Pos);
-    Pos += 4;
-    return V;
-  }
-  Expected<uint64_t> u64(const char *What) {
-    if (remaining() < 8)
-      return fail(Twine(What) + ": the file ends (" + Twine(remaining()) +
-                      " bytes remain, 8 needed)",
-                  Pos);
-    uint64_t V = support::endian::read64le(Data.data() + Pos);
-    Pos += 8;
-    return V;
-  }
+  Expected<uint32_t> u32(const char *What) { return read<uint32_t>(What); }
+  Expected<uint64_t> u64(const char *What) { return read<uint64_t>(What); }
   /// A string: its byte length (with the NUL), then the bytes.
   Expected<StringRef> str() {
     size_t At = Pos;
