@@ -3,8 +3,12 @@
 #include "ProgressHandler.h"
 #include "lbr2prof/Driver/Kernel.h"
 #include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/Path.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/BuildID.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
@@ -251,7 +255,8 @@ Expected<SelectedBinary> selectBinary(const Recording &Rec,
       return makeError("{0}: no samples fall in a mapped file; samples per "
                        "DSO:{1}",
                        Rec.Name, listDsos(Raw, Dsos));
-    B.Path = Dsos[B.Dso].Path;
+    B.Path = locateBinary(Dsos[B.Dso].Path,
+                          dsoBuildId(Dsos[B.Dso], Rec.BuildIds), Opts);
   }
   if (Known) {
     B.Image = Known;
@@ -264,7 +269,8 @@ Expected<SelectedBinary> selectBinary(const Recording &Rec,
       // do.
       return makeError("{0} (the busiest file of the recording, by the path "
                        "it was mapped from; give its copy with --binary "
-                       "PATH)",
+                       "PATH, or where copies are with --binary-dir or "
+                       "--sysroot)",
                        toString(Img.takeError()));
     }
     B.Owned = std::move(*Img);
@@ -303,6 +309,89 @@ Expected<SelectedBinary> selectBinary(const Recording &Rec,
                      B.Path, listDsos(Raw, Dsos));
   B.Dso = Busiest;
   return std::move(B);
+}
+
+/// The build-id of the object file at Path; empty if it has none or is no
+/// object file.
+static std::vector<uint8_t> fileBuildId(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return {};
+  auto Obj = object::ObjectFile::createObjectFile((*Buf)->getMemBufferRef());
+  if (!Obj) {
+    consumeError(Obj.takeError());
+    return {};
+  }
+  object::BuildIDRef Id = object::getBuildID(Obj->get());
+  return std::vector<uint8_t>(Id.begin(), Id.end());
+}
+
+std::string locateBinary(StringRef Recorded, ArrayRef<uint8_t> BuildId,
+                         const BinaryOptions &Opts) {
+  std::vector<std::string> Candidates;
+  if (!Opts.BinaryDir.empty()) {
+    if (BuildId.size() > 1) {
+      // perf buildid-cache: .build-id/xx/yyyy links to the copy, or (perf
+      // 4.x and later) to a directory holding it as "elf".
+      std::string Hex = toHex(BuildId, /*LowerCase=*/true);
+      SmallString<256> P(Opts.BinaryDir);
+      sys::path::append(P, ".build-id", Hex.substr(0, 2), Hex.substr(2));
+      if (sys::fs::is_directory(P))
+        sys::path::append(P, "elf");
+      Candidates.push_back(std::string(P));
+    }
+    SmallString<256> P(Opts.BinaryDir);
+    sys::path::append(P, recordedFileName(Recorded));
+    Candidates.push_back(std::string(P));
+  }
+  if (!Opts.Sysroot.empty()) {
+    SmallString<256> P(Opts.Sysroot);
+    sys::path::append(P, Recorded);
+    Candidates.push_back(std::string(P));
+  }
+  Candidates.push_back(Recorded.str());
+  std::string FirstExisting;
+  for (const std::string &C : Candidates) {
+    if (!sys::fs::is_regular_file(C))
+      continue;
+    if (BuildId.empty() || sameBuildId(fileBuildId(C), BuildId))
+      return C;
+    if (FirstExisting.empty())
+      FirstExisting = C;
+  }
+  return FirstExisting.empty() ? Recorded.str() : FirstExisting;
+}
+
+SampleShare sampleShare(const RawProfile &Raw, ArrayRef<int> Mappings) {
+  SampleShare S;
+  for (auto &[D, N] : Raw.SamplesPerDso) {
+    S.Total += N;
+    if (is_contained(Mappings, D))
+      S.Samples += N;
+  }
+  return S;
+}
+
+std::string describeChoice(const SelectedBinary &B, const RawProfile &Raw,
+                           const ProcessMaps &Maps) {
+  const std::vector<DsoInfo> &Dsos = Maps.dsos();
+  SampleShare S = sampleShare(Raw, B.Mappings);
+  std::string Id = B.image().buildId().empty()
+                       ? std::string("no build-id")
+                       : "build-id " + toHex(B.image().buildId(), true);
+  std::string Msg = formatv("chose {0} ({1}), the busiest mapped file: {2} "
+                            "of {3} samples ({4:f1}%)",
+                            B.Path, Id, S.Samples, S.Total,
+                            S.Total ? 100.0 * S.Samples / S.Total : 0.0);
+  int Next = busiest(Raw, [&](int D) {
+    return !is_contained(B.Mappings, D) &&
+           !StringRef(Dsos[D].Path).starts_with("[");
+  });
+  if (Next >= 0)
+    Msg += formatv("; next: {0} {1}", Dsos[Next].Path,
+                   Raw.SamplesPerDso.lookup(Next));
+  return Msg + "; give --binary to choose another";
 }
 
 Error foldMappings(RawProfile &Raw, const SelectedBinary &B,

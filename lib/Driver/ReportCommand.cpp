@@ -47,10 +47,14 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   BinaryOptions BO;
   BO.Binary = Opts.Binary;
   BO.IgnoreBuildId = Opts.IgnoreBuildId;
+  BO.BinaryDir = Opts.BinaryDir;
+  BO.Sysroot = Opts.Sysroot;
   Expected<SelectedBinary> Bin =
       selectBinary(*Rec, Raw, Agg.maps(), BO, nullptr);
   if (!Bin)
     return Bin.takeError();
+  if (Opts.Binary.empty())
+    Diags.note(describeChoice(*Bin, Raw, Agg.maps()));
   const BinaryImage &Image = Bin->image();
   if (Image.functions().empty())
     return makeError("{0}: no function symbols (a stripped binary?): the "

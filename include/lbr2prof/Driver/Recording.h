@@ -78,7 +78,23 @@ struct BinaryOptions {
   bool IgnoreBuildId = false;
   /// Binary is a vmlinux for the recording's kernel text map.
   bool Kernel = false;
+  /// Where copies of the recorded files are (recorded on another machine):
+  /// a directory of copies, by build-id (perf's build-id cache layout,
+  /// .build-id/xx/yyyy) or by file name (--binary-dir), and a root the
+  /// recorded paths are under (--sysroot).
+  std::string BinaryDir;
+  std::string Sysroot;
 };
+
+/// Where to open a mapped file of the recording (its recorded path and
+/// build-id, which may be empty): the first of
+///   BinaryDir/.build-id/xx/yyyy[/elf], BinaryDir/NAME, Sysroot/PATH, PATH
+/// that exists and has that build-id; if none has it, the first that
+/// exists (the build-id check then says which differs); if none exists,
+/// the recorded path.
+std::string locateBinary(llvm::StringRef Recorded,
+                         llvm::ArrayRef<uint8_t> BuildId,
+                         const BinaryOptions &Opts);
 
 struct SelectedBinary {
   std::string Path;
@@ -98,6 +114,19 @@ llvm::Expected<SelectedBinary>
 selectBinary(const Recording &Rec, const RawProfile &Raw,
              const ProcessMaps &Maps, const BinaryOptions &Opts,
              const BinaryImage *Known);
+
+/// The binary's samples, of all mapped files' (before foldMappings).
+struct SampleShare {
+  uint64_t Samples = 0;
+  uint64_t Total = 0;
+};
+SampleShare sampleShare(const RawProfile &Raw, llvm::ArrayRef<int> Mappings);
+
+/// The note a run gives when it chose the binary itself (no --binary):
+/// "chose FILE (build-id ID), the busiest mapped file: 158 of 271 samples
+/// (58.3%); next: OTHER 113; give --binary to choose another".
+std::string describeChoice(const SelectedBinary &B, const RawProfile &Raw,
+                           const ProcessMaps &Maps);
 
 /// Counts every mapping of the binary as its DSO; for a kernel, makes the
 /// DSO's offsets vmlinux file offsets.

@@ -30,6 +30,8 @@ struct ReportOptions {
   std::vector<std::string> Inputs;
   /// The binary to report on; empty = the mapped file with the most samples.
   std::string Binary;
+  /// Where copies of the recorded files are (BinaryOptions).
+  std::string BinaryDir, Sysroot;
   std::vector<uint32_t> Pids;
   bool IgnoreBuildId = false;
   /// Rows per table.
