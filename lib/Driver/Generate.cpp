@@ -15,9 +15,13 @@
 #include "lbr2prof/Profile/SampleProfileBuilder.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
+#include "lbr2prof/Support/Path.h"
 #include "lbr2prof/Writers/Fdata.h"
 #include "lbr2prof/Writers/GcovAfdo.h"
 #include "lbr2prof/Writers/SampleProf.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <thread>
@@ -79,7 +83,28 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
     return OutputFormat::Fdata;
   if (Opts.Output.empty())
     return makeError("no output: give -o FILE (e.g. -o app.fdata)");
-  Expected<OutputFormat> F = resolveFormat(Opts.Format, Opts.Output);
+  if (Opts.AllBinaries) {
+    if (!Opts.Binary.empty())
+      return makeError("--all-binaries profiles every mapped file: give "
+                       "either it or --binary");
+    if (Opts.Kernel)
+      return makeError("--all-binaries does not profile the kernel: give "
+                       "--kernel --binary VMLINUX in a run of its own");
+    if (isStandardOutput(Opts.Output))
+      return makeError("{0}: --all-binaries writes one file per binary: -o "
+                       "names a directory",
+                       Opts.Output);
+    if (!Opts.Dump.empty() && Opts.Dump != "dsos")
+      return makeError("--dump={0} is for one binary: give --binary instead "
+                       "of --all-binaries",
+                       Opts.Dump);
+  }
+  // --all-binaries' -o is a directory: the format is --format's, or else
+  // the default profile's (-o app.prof).
+  Expected<OutputFormat> F =
+      Opts.AllBinaries && Opts.Format == OutputFormat::Auto
+          ? Expected<OutputFormat>(OutputFormat::ExtBinary)
+          : resolveFormat(Opts.Format, Opts.Output);
   if (!F)
     return F.takeError();
   OutputFormat Format = *F;
@@ -432,6 +457,160 @@ Error writeSampleProfileOutput(const Run &R) {
   return writeProbeProfile(R, Probes);
 }
 
+/// The output of one binary, by its kind.
+Error writeOutput(const Run &R) {
+  switch (R.Format) {
+  case OutputFormat::Fdata:
+    return writeFdataOutput(R);
+  case OutputFormat::PreAggregated:
+    return writePreAggregatedOutput(R);
+  default:
+    return writeSampleProfileOutput(R);
+  }
+}
+
+BinaryOptions binaryOptions(const GenerateOptions &Opts) {
+  BinaryOptions BO;
+  BO.Binary = Opts.Binary;
+  BO.IgnoreBuildId = Opts.IgnoreBuildId;
+  BO.Kernel = Opts.Kernel;
+  BO.BinaryDir = Opts.BinaryDir;
+  BO.Sysroot = Opts.Sysroot;
+  return BO;
+}
+
+/// --all-binaries' file name for a binary: its recorded file name (a copy
+/// found by build-id may be called "elf") and build-id, with the format's
+/// extension; "-2", "-3" when two share one.
+std::string allBinariesName(StringRef Recorded, const SelectedBinary &B,
+                            OutputFormat F, StringSet<> &Taken) {
+  std::string Base = recordedFileName(Recorded).str();
+  if (!B.image().buildId().empty())
+    Base += "-" + toHex(B.image().buildId(), /*LowerCase=*/true);
+  StringRef Ext = F == OutputFormat::Fdata           ? ".fdata"
+                  : F == OutputFormat::PreAggregated ? ".preagg"
+                  : F == OutputFormat::Text          ? ".txt"
+                  : F == OutputFormat::Gcov          ? ".afdo"
+                                                     : ".prof";
+  std::string Name = Base + Ext.str();
+  for (unsigned K = 2; !Taken.insert(Name).second; ++K)
+    Name = formatv("{0}-{1}{2}", Base, K, Ext);
+  return Name;
+}
+
+/// --all-binaries: every mapped file with samples, busiest first, into
+/// the directory Opts.Output. A file that cannot be profiled (not found,
+/// no debug info, ...) is a warning with its share of the samples; the run
+/// fails only when no file could be.
+Error writeAllBinaries(const GenerateOptions &Opts, OutputFormat Format,
+                       unsigned Threads, LbrAggregator &Agg,
+                       const Recording &Rec, raw_ostream &Out,
+                       raw_ostream &Err, Diagnostics &Diags) {
+  if (std::error_code EC = sys::fs::create_directories(Opts.Output))
+    return makeError("{0}: cannot make the output directory: {1}",
+                     Opts.Output, EC.message());
+  if (!sys::fs::is_directory(Opts.Output))
+    return makeError("{0}: not a directory (--all-binaries writes one file "
+                     "per binary into -o's directory)",
+                     Opts.Output);
+  RawProfile &Raw = Agg.profile();
+  const std::vector<DsoInfo> &Dsos = Agg.maps().dsos();
+  std::vector<std::pair<uint64_t, int>> Busiest;
+  uint64_t Total = 0;
+  for (auto &[D, N] : Raw.SamplesPerDso) {
+    Total += N;
+    if (D >= 0 && N)
+      Busiest.push_back({N, -D});
+  }
+  std::sort(Busiest.rbegin(), Busiest.rend());
+  auto share = [&](uint64_t N) {
+    return formatv("{0} of {1} samples ({2:f1}%)", N, Total,
+                   Total ? 100.0 * N / Total : 0.0)
+        .str();
+  };
+  std::vector<bool> Done(Dsos.size());
+  StringSet<> Taken;
+  unsigned Written = 0;
+  std::string Failed;
+  for (auto [N, MinusD] : Busiest) {
+    int D = -MinusD;
+    if (Done[D])
+      continue;
+    const std::string &Path = Dsos[D].Path;
+    // The samples of this path's mappings, or of the selected binary's once
+    // known.
+    uint64_t Samples = 0;
+    for (int O = 0; O < int(Dsos.size()); ++O)
+      if (!Done[O] && Dsos[O].Path == Path)
+        Samples += Raw.SamplesPerDso.lookup(O);
+    auto skip = [&](StringRef Why) {
+      // Every mapping of this path is set aside with it.
+      for (int O = 0; O < int(Dsos.size()); ++O)
+        if (Dsos[O].Path == Path)
+          Done[O] = true;
+      // The reason, without the path it would repeat.
+      Why.consume_front(Path + ": ");
+      std::string Msg =
+          formatv("{0}: not profiled, {1}: {2}", Path, share(Samples), Why);
+      if (Failed.empty())
+        Failed = Msg;
+      Diags.warning(Msg);
+    };
+    if (StringRef(Path).starts_with("[")) {
+      skip(StringRef(Path).starts_with("[kernel")
+               ? "the kernel (give --kernel --binary VMLINUX)"
+               : "not a file");
+      continue;
+    }
+    GenerateOptions One = Opts;
+    One.AllBinaries = false;
+    One.Binary = locateBinary(Path, dsoBuildId(Dsos[D], Rec.BuildIds),
+                              binaryOptions(Opts));
+    if (!sys::fs::exists(One.Binary)) {
+      skip("not found (give where copies are with --binary-dir or "
+           "--sysroot)");
+      continue;
+    }
+    Expected<SelectedBinary> Bin =
+        selectBinary(Rec, Raw, Agg.maps(), binaryOptions(One), nullptr);
+    if (!Bin) {
+      skip(toString(Bin.takeError()));
+      continue;
+    }
+    for (int M : Bin->Mappings)
+      Done[M] = true;
+    Samples = sampleShare(Raw, Bin->Mappings).Samples;
+    if (Error E = foldMappings(Raw, *Bin, Agg.maps())) {
+      skip(toString(std::move(E)));
+      continue;
+    }
+    SmallString<256> OutPath(Opts.Output);
+    sys::path::append(OutPath, allBinariesName(Path, *Bin, Format, Taken));
+    One.Output = std::string(OutPath);
+    if (Opts.Stats)
+      Err << "== " << Bin->Path << ": " << One.Output << "\n";
+    if (Error E = writeOutput(
+            Run{One, Format, Threads, Agg, Rec, *Bin, nullptr, Out, Err,
+                Diags})) {
+      skip(toString(std::move(E)));
+      continue;
+    }
+    ++Written;
+    Diags.note(formatv("{0}: {1}{2}, {3}", One.Output, Path,
+                       Bin->Path == Path ? "" : " (found as " + Bin->Path + ")",
+                       share(Samples)));
+  }
+  if (!Written && Failed.empty())
+    return makeError("{0}: no samples fall in a mapped file; samples per "
+                     "DSO:{1}",
+                     Rec.Name, listDsos(Raw, Dsos));
+  if (!Written)
+    return makeError("{0}: no mapped file could be profiled; the busiest: "
+                     "{1}",
+                     Rec.Name, Failed);
+  return Error::success();
+}
+
 /// The run; what it has to tell is left in Diags.
 Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
                Diagnostics &Diags) {
@@ -484,26 +663,20 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
       printRawProfile(Raw, Agg.maps(), Out);
     return Error::success();
   }
-  BinaryOptions BO;
-  BO.Binary = Opts.Binary;
-  BO.IgnoreBuildId = Opts.IgnoreBuildId;
-  BO.Kernel = Opts.Kernel;
+  if (Opts.AllBinaries)
+    return writeAllBinaries(Opts, *Format, Threads, Agg, *Rec, Out, Err,
+                            Diags);
+  BinaryOptions BO = binaryOptions(Opts);
   Expected<SelectedBinary> Bin =
       selectBinary(*Rec, Raw, Agg.maps(), BO, OracleImage.get());
   if (!Bin)
     return Bin.takeError();
+  if (Opts.Binary.empty())
+    Diags.note(describeChoice(*Bin, Raw, Agg.maps()));
   if (Error E = foldMappings(Raw, *Bin, Agg.maps()))
     return E;
-  Run R{Opts, *Format, Threads, Agg,  *Rec,
-        *Bin, Oracle.get(), Out, Err, Diags};
-  switch (*Format) {
-  case OutputFormat::Fdata:
-    return writeFdataOutput(R);
-  case OutputFormat::PreAggregated:
-    return writePreAggregatedOutput(R);
-  default:
-    return writeSampleProfileOutput(R);
-  }
+  return writeOutput(Run{Opts, *Format, Threads, Agg, *Rec, *Bin,
+                         Oracle.get(), Out, Err, Diags});
 }
 
 } // namespace

@@ -98,10 +98,12 @@ int main(int argc, char **argv) {
   lbr2prof perf.data --binary app -o app.prof     sample profile: clang -O2 -fprofile-sample-use=app.prof
   lbr2prof perf.data --binary app -o app.txt      the same as text (--format=text|binary|extbinary)
   lbr2prof perf.data --binary app -o app.afdo     GCC AutoFDO profile: gcc -O2 -fauto-profile=app.afdo
-  lbr2prof perf.data --binary app -o app.fdata    BOLT profile: llvm-bolt app -o app.bolt -data=app.fdata
+  lbr2prof perf.data --binary app -o app.fdata    BOLT profile (link app with -Wl,--emit-relocs):
+      llvm-bolt app -o app.bolt -data=app.fdata -reorder-blocks=ext-tsp -reorder-functions=cdsort -split-functions -split-all-cold
   lbr2prof a.data b.data --binary app -o app.fdata --stats
   lbr2prof perf.data --binary app -o app.preagg   BOLT pre-aggregated text (llvm-bolt --pa -data=...)
   lbr2prof perf.data --binary app --no-lbr -o app.fdata   IP samples only (no_lbr fdata)
+  lbr2prof perf.data --all-binaries -o profiles/  one profile per mapped file (perf record -a)
   lbr2prof dump perf.data                  one line per sample, as perf script -F pid,ip,brstack
   lbr2prof dump --show-mmap-events perf.data
   lbr2prof dump --summary perf.data        record counts, samples per pid and DSO, features
@@ -125,6 +127,19 @@ int main(int argc, char **argv) {
                  "The profiled binary (default: the mapped file with the most "
                  "samples); matched to the input's mappings by build-id or "
                  "file name");
+  App.add_flag("--all-binaries", Gen.AllBinaries,
+               "One profile per mapped file with samples, from one read of "
+               "the inputs: -o names a directory, the files are named "
+               "FILE-BUILDID.EXT, the format is --format's (default "
+               "extbinary); profiles have no calling contexts (those need "
+               "--binary)");
+  App.add_option("--binary-dir", Gen.BinaryDir,
+                 "Find copies of the recorded files here (recorded on "
+                 "another machine): by build-id (perf's build-id cache "
+                 "layout, .build-id/xx/yyyy) or by file name");
+  App.add_option("--sysroot", Gen.Sysroot,
+                 "Find the recorded files under this root (the recorded "
+                 "path appended to it)");
   App.add_option("--format", FormatName,
                  "fdata | preagg | text | binary | extbinary | gcov (default: "
                  "from the output name: .fdata, .preagg/.pa, .txt, "
@@ -238,6 +253,11 @@ int main(int argc, char **argv) {
   ReportCmd->add_option("--binary", Rep.Binary,
                         "The binary to report on (default: the mapped file "
                         "with the most samples)");
+  ReportCmd->add_option("--binary-dir", Rep.BinaryDir,
+                        "Find copies of the recorded files here: by "
+                        "build-id (.build-id/xx/yyyy) or by file name");
+  ReportCmd->add_option("--sysroot", Rep.Sysroot,
+                        "Find the recorded files under this root");
   ReportCmd->add_option("--pid", Rep.Pids, "Only samples of these processes");
   ReportCmd->add_flag("--ignore-build-id", Rep.IgnoreBuildId,
                       "Use the binary even if its build-id differs from the "

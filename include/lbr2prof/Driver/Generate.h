@@ -41,6 +41,11 @@ struct GenerateOptions {
   /// Profile the kernel: Binary is a vmlinux, the samples are those on the
   /// recording's kernel text map (Kernel.h).
   bool Kernel = false;
+  /// One profile per mapped file with samples, written into the directory
+  /// Output as FILE-BUILDID.EXT, from one read of the inputs.
+  bool AllBinaries = false;
+  /// Where copies of the recorded files are (BinaryOptions).
+  std::string BinaryDir, Sysroot;
   /// Use sample IPs only (no branch stacks), as perf2bolt -nl.
   bool NoLbr = false;
   bool Stats = false;
