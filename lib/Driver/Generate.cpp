@@ -556,10 +556,17 @@ Error writeAllBinaries(const GenerateOptions &Opts, OutputFormat Format,
         Failed = Msg;
       Diags.warning(Msg);
     };
-    if (StringRef(Path).starts_with("[")) {
-      skip(StringRef(Path).starts_with("[kernel")
-               ? "the kernel (give --kernel --binary VMLINUX)"
-               : "not a file");
+    // perf's names for what is no file: the kernel, [vdso], [anon], JIT
+    // code in anonymous or memfd memory.
+    StringRef P(Path);
+    if (P.starts_with("[kernel")) {
+      skip("the kernel (give --kernel --binary VMLINUX)");
+      continue;
+    }
+    if (P.starts_with("[") || P.starts_with("//anon") ||
+        P.starts_with("/memfd:")) {
+      skip("not a file (anonymous memory, JIT code or a kernel-made "
+           "mapping)");
       continue;
     }
     GenerateOptions One = Opts;
