@@ -19,6 +19,7 @@
 #include "lbr2prof/Writers/Fdata.h"
 #include "lbr2prof/Writers/GcovAfdo.h"
 #include "lbr2prof/Writers/SampleProf.h"
+#include "lbr2prof/Writers/Unsymbolized.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -45,7 +46,8 @@ Expected<OutputFormat> resolveFormat(OutputFormat F, StringRef Output) {
   if (Ext == ".prof" || Ext == ".profdata" || Ext == ".extbinary")
     return OutputFormat::ExtBinary;
   return makeError("{0}: cannot tell the output format from the name; use "
-                   "--format=fdata|preagg|text|binary|extbinary|gcov",
+                   "--format=fdata|preagg|text|binary|extbinary|gcov|"
+                   "unsymbolized",
                    Output);
 }
 
@@ -66,6 +68,8 @@ static StringRef formatName(OutputFormat F, bool NoLbr) {
     return "a binary sample profile";
   case OutputFormat::Gcov:
     return "a GCC AutoFDO profile";
+  case OutputFormat::Unsymbolized:
+    return "an unsymbolized profile";
   default:
     return "an extbinary sample profile";
   }
@@ -124,7 +128,8 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
   // gcc's AutoFDO profiles are line-based only: no contexts, no probes.
   bool Contexts = Sample && !Gcov && !Opts.Binary.empty() && !Opts.Kernel &&
                   !Opts.IgnoreStackSamples;
-  bool Cfg = !Opts.NoLbr && Format != OutputFormat::PreAggregated;
+  bool Cfg = !Opts.NoLbr && Format != OutputFormat::PreAggregated &&
+             Format != OutputFormat::Unsymbolized;
   const char *ContextsNeed =
       Gcov ? "context-sensitive LLVM sample profiles (gcc's AutoFDO format "
              "has no contexts)"
@@ -256,6 +261,20 @@ Error writeFdataOutput(const Run &R) {
     BinaryProfile P = R.binaryProfile();
     writeFdata(P, R.image(), (*F)->os());
   }
+  R.dumpRaw();
+  return (*F)->commit();
+}
+
+/// llvm-profgen's unsymbolized profile: raw counts, for
+/// `llvm-profgen --unsymbolized-profile`.
+Error writeUnsymbolizedOutput(const Run &R) {
+  if (R.raw().Branches.empty())
+    return R.noBranches("");
+  Expected<std::unique_ptr<AtomicOutputFile>> F =
+      AtomicOutputFile::create(R.Opts.Output);
+  if (!F)
+    return F.takeError();
+  writeUnsymbolized(R.raw(), R.Bin.Dso, R.image(), (*F)->os());
   R.dumpRaw();
   return (*F)->commit();
 }
@@ -464,6 +483,8 @@ Error writeOutput(const Run &R) {
     return writeFdataOutput(R);
   case OutputFormat::PreAggregated:
     return writePreAggregatedOutput(R);
+  case OutputFormat::Unsymbolized:
+    return writeUnsymbolizedOutput(R);
   default:
     return writeSampleProfileOutput(R);
   }
@@ -491,6 +512,7 @@ std::string allBinariesName(StringRef Recorded, const SelectedBinary &B,
                   : F == OutputFormat::PreAggregated ? ".preagg"
                   : F == OutputFormat::Text          ? ".txt"
                   : F == OutputFormat::Gcov          ? ".afdo"
+                  : F == OutputFormat::Unsymbolized  ? ".unsym"
                                                      : ".prof";
   std::string Name = Base + Ext.str();
   for (unsigned K = 2; !Taken.insert(Name).second; ++K)

@@ -80,6 +80,122 @@ static Error readTruth(StringRef Path, LbrAggregator &Agg) {
   return Error::success();
 }
 
+/// llvm-profgen's unsymbolized profile (--skip-symbolization): a decimal
+/// count line, then "begin-end:count" lines (or, with no range, the branch
+/// count line and "from->to:count" lines).
+static bool looksUnsymbolized(StringRef Path) {
+  auto Buf = MemoryBuffer::getFileSlice(Path, 256, 0, /*IsVolatile=*/false);
+  if (!Buf)
+    return false;
+  SmallVector<StringRef, 3> L;
+  (*Buf)->getBuffer().split(L, '\n', 2);
+  uint64_t N;
+  // A context-sensitive one starts with its first context, "[0x...]".
+  if (L.size() >= 2 && L[0].starts_with("[0x") && L[0].trim().ends_with("]") &&
+      !L[1].trim().getAsInteger(10, N))
+    return true;
+  if (L.size() < 3 || L[0].trim().getAsInteger(10, N))
+    return false;
+  StringRef Second = L[1].trim();
+  auto [Pair, Count] = Second.rsplit(':');
+  return !Count.empty() && !Count.getAsInteger(10, N) &&
+         (Pair.contains("->") || Pair.contains('-'));
+}
+
+/// Reads an unsymbolized profile as exact counts of Binary, mapped at its
+/// preferred address: the offsets are from its first executable segment,
+/// and a source outside it is llvm-profgen's address 1.
+static Error readUnsymbolized(StringRef Path, StringRef Binary,
+                              const BinaryImage *Known, LbrAggregator &Agg) {
+  if (Binary.empty())
+    return makeError("{0}: an unsymbolized profile (llvm-profgen "
+                     "--skip-symbolization) holds offsets of one binary: "
+                     "give it with --binary",
+                     Path);
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf)
+    return makeError("{0}: cannot open: {1}", Path, Buf.getError().message());
+  std::unique_ptr<BinaryImage> Own;
+  if (!Known) {
+    Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Binary);
+    if (!I)
+      return I.takeError();
+    Own = std::move(*I);
+    Known = Own.get();
+  }
+  uint64_t Base = 0;
+  bool HaveBase = false;
+  for (const Segment &G : Known->segments()) {
+    if (!G.Exec)
+      continue;
+    if (!HaveBase)
+      Base = G.VAddr, HaveBase = true;
+    MmapEvent E;
+    E.IsMmap2 = true;
+    E.Addr = G.VAddr;
+    E.Len = G.MemSize;
+    E.PgOff = G.Offset;
+    E.Prot = 5;
+    E.Filename = Binary;
+    if (Error Err = Agg.onMmap(E, RecordInfo()))
+      return Err;
+  }
+  uint64_t LineNo = 0;
+  // The two sections: ranges, then branches, each after its count.
+  enum { RangeCount, Ranges, BranchCount, Branches } State = RangeCount;
+  uint64_t Left = 0;
+  for (StringRef Line : split((*Buf)->getBuffer(), '\n')) {
+    ++LineNo;
+    Line = Line.trim();
+    if (Line.empty())
+      continue;
+    InputLocation Here;
+    Here.File = Path.str();
+    Here.Line = LineNo;
+    auto bad = [&](StringRef Expected) {
+      return inputError(Here, "malformed unsymbolized profile line: expected " +
+                                  Expected);
+    };
+    if (Line.starts_with("["))
+      return inputError(Here, "a context of a context-sensitive unsymbolized "
+                              "profile: these are not read; make the file "
+                              "with llvm-profgen --ignore-stack-samples");
+    if (State == RangeCount || State == BranchCount) {
+      if (Line.getAsInteger(10, Left))
+        return bad(State == RangeCount ? "the number of ranges"
+                                       : "the number of branches");
+      State = State == RangeCount ? Ranges : Branches;
+      if (State == Ranges && Left == 0)
+        State = BranchCount;
+      continue;
+    }
+    if (Left == 0)
+      return bad("the end of the file");
+    auto [Pair, CountText] = Line.rsplit(':');
+    StringRef Sep = State == Ranges ? "-" : "->";
+    auto [A, B] = Pair.split(Sep);
+    uint64_t X, Y, C;
+    if (CountText.getAsInteger(10, C) || A.getAsInteger(16, X) ||
+        B.getAsInteger(16, Y))
+      return bad(State == Ranges ? "BEGIN-END:COUNT" : "FROM->TO:COUNT");
+    if (State == Ranges)
+      Agg.addExactRange(0, X + Base, Y + Base, C);
+    else
+      Agg.addExactBranch(0, X + Base, Y + Base, C);
+    if (--Left == 0 && State == Ranges)
+      State = BranchCount;
+  }
+  if (State != Branches || Left != 0) {
+    InputLocation L;
+    L.File = Path.str();
+    L.Line = LineNo;
+    return inputError(L, "unsymbolized profile ends early: expected " +
+                             Twine(Left) + " more line" +
+                             (Left == 1 ? "" : "s"));
+  }
+  return Error::success();
+}
+
 /// perf script text may map no file at all (llvm-profgen's inputs): the
 /// reader is told where the binary would sit, its preferred addresses.
 static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
@@ -161,13 +277,22 @@ Expected<Recording> readRecording(const InputOptions &Opts,
   if (Rec.FromTruth)
     if (Error E = readTruth(Opts.FromTruth, Agg))
       return std::move(E);
-  for (const std::string &In : Opts.Inputs)
+  bool Exact = Rec.FromTruth;
+  for (const std::string &In : Opts.Inputs) {
+    if (In != "-" && looksUnsymbolized(In)) {
+      if (Error E = readUnsymbolized(In, Opts.AssumeBinary, Opts.AssumeImage,
+                                     Agg))
+        return std::move(E);
+      Exact = true;
+      continue;
+    }
     if (Error E = readInput(In, Opts, Agg, Handler, Rec, Diags))
       return std::move(E);
+  }
   if (Error E = Agg.finish())
     return std::move(E);
   const AggregateStats &S = Agg.profile().Stats;
-  if (!Rec.FromTruth && S.Samples == S.SamplesFiltered) {
+  if (!Exact && S.Samples == S.SamplesFiltered) {
     if (S.Samples == 0)
       return makeError("{0}: no samples", Rec.Name);
     return makeError("{0}: no samples of the selected --pid ({1} samples of "

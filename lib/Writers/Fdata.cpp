@@ -79,7 +79,7 @@ void writeFdata(const BinaryProfile &P, const BinaryImage &Image,
   }
 }
 
-static std::optional<uint64_t> addrOf(Loc L, int Dso, const BinaryImage &Image) {
+std::optional<uint64_t> addrOf(Loc L, int Dso, const BinaryImage &Image) {
   if (L == ExternalLoc || locDso(L) != Dso)
     return std::nullopt;
   return Image.fileOffsetToAddr(locOffset(L));

@@ -141,11 +141,12 @@ int main(int argc, char **argv) {
                  "Find the recorded files under this root (the recorded "
                  "path appended to it)");
   App.add_option("--format", FormatName,
-                 "fdata | preagg | text | binary | extbinary | gcov (default: "
-                 "from the output name: .fdata, .preagg/.pa, .txt, "
-                 ".prof/.profdata, .afdo)")
+                 "fdata | preagg | text | binary | extbinary | gcov | "
+                 "unsymbolized (default: from the output name: .fdata, "
+                 ".preagg/.pa, .txt, .prof/.profdata, .afdo; unsymbolized "
+                 "is llvm-profgen's --skip-symbolization text)")
       ->check(CLI::IsMember({"auto", "fdata", "preagg", "text", "binary",
-                             "extbinary", "gcov"}));
+                             "extbinary", "gcov", "unsymbolized"}));
   App.add_option("--pid", Gen.Pids, "Only samples of these processes");
   App.add_flag("--ignore-build-id", Gen.IgnoreBuildId,
                "Use the binary even if its build-id differs from the "
@@ -328,7 +329,8 @@ int main(int argc, char **argv) {
       {"preagg", OutputFormat::PreAggregated}, {"text", OutputFormat::Text},
       {"binary", OutputFormat::Binary},
       {"extbinary", OutputFormat::ExtBinary},
-      {"gcov", OutputFormat::Gcov}};
+      {"gcov", OutputFormat::Gcov},
+      {"unsymbolized", OutputFormat::Unsymbolized}};
   for (auto &[N, F] : Formats)
     if (FormatName == N)
       Gen.Format = F;

@@ -27,7 +27,9 @@ enum class OutputFormat {
   Text,
   Binary,
   ExtBinary,
-  Gcov
+  Gcov,
+  /// llvm-profgen's unsymbolized profile (--skip-symbolization).
+  Unsymbolized
 };
 
 struct GenerateOptions {

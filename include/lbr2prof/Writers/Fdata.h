@@ -25,8 +25,13 @@
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/Support/raw_ostream.h"
+#include <optional>
 
 namespace lbr2prof {
+
+/// The link-time address of L if it is in DSO Dso (Image's file), else
+/// nothing (another file, or outside any).
+std::optional<uint64_t> addrOf(Loc L, int Dso, const BinaryImage &Image);
 
 /// BOLT's name for function F of Image.
 std::string boltName(const BinaryImage &Image, const FunctionSym &F);
