@@ -200,11 +200,13 @@ void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
     // inverse. Code bytes / 4 approximate instructions.
     if (!Period)
       ++Profile.SamplesWithoutPeriod;
-    Weight = W > 0 ? (Period ? 4.0 * double(Period) : 1.0) / W : 0;
-    if (Weight == 0)
-      Weight = WeightedSamples ? WeightSum / double(WeightedSamples) : 1.0;
-    ++WeightedSamples;
-    WeightSum += Weight;
+    // No run measurable (every one crosses files or the kernel): an
+    // assumed 32 bytes per run, about 8 instructions per taken branch.
+    // Stateless, so a sample weighs the same whatever was read before it,
+    // in this input or another, on this thread or another.
+    if (W <= 0)
+      W = 32.0 * double(Runs);
+    Weight = quantizeWeight((Period ? 4.0 * double(Period) : 1.0) / W);
   }
   // One trace per entry: the branch, and the run from its target to the
   // next newer entry's source (if that entry is usable). One hash update

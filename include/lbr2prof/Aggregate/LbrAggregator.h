@@ -46,6 +46,21 @@ inline Loc makeLoc(unsigned Dso, uint64_t FileOffset) {
 inline int locDso(Loc L) { return int(L >> 48) - 1; }
 inline uint64_t locOffset(Loc L) { return L & ((1ULL << 48) - 1); }
 
+/// Weights are whole multiples of 2^-16 (WeightUnit): sums of them are
+/// exact in a double up to 2^53 units (1.4e11 executions a key), so they
+/// do not depend on the order of addition: threads, inputs and merges of
+/// raw profiles (.lbrraw) in any grouping give the same bits.
+constexpr double WeightUnit = 1.0 / 65536;
+/// W to the nearest unit; a positive weight is at least one unit (a
+/// period-1 sample over a window of megabytes weighs 2e-6).
+inline double quantizeWeight(double W) {
+  double Units = W * 65536.0;
+  if (Units >= 9.0e15)
+    return W;
+  uint64_t U = uint64_t(Units + 0.5);
+  return double(U ? U : W > 0) * WeightUnit;
+}
+
 struct BranchCount {
   /// Entries seen.
   uint64_t Count = 0;
@@ -212,9 +227,6 @@ private:
                      llvm::ArrayRef<ulittle64> Chain,
                      llvm::ArrayRef<BranchEntry> Br, size_t First,
                      double Weight);
-  /// Running mean of sample weights (fallback for unmeasurable windows).
-  uint64_t WeightedSamples = 0;
-  double WeightSum = 0;
 };
 
 /// Consumes events from a reader and fills a RawProfile. With several
