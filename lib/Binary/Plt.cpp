@@ -21,14 +21,16 @@
 // With IBT the lazy `.plt` entries (endbr64; push; bnd jmp PLT0) hold no
 // slot and stay unnamed; calls go to `.plt.sec`, which is named.
 //
-// Why not ELFObjectFileBase::getPltEntries(): in LLVM 19 it reads only
-// sections named `.plt` (and `.plt.sec` for x86), relocations only in
-// `.rela.plt` (so `.plt.got` stubs, e.g. __cxa_finalize's, stay unnamed),
-// looks the target up in the global TargetRegistry and builds its own
-// MCInstrAnalysis (so lib/Binary's target initialisation would have to run
-// before the symbol table is read), and returns the symbol as a DataRefImpl
-// to resolve again. Reading the few fixed instruction encodings directly
-// is shorter, needs no MC, and checks every offset against the section.
+// Why not ELFObjectFileBase::getPltEntries() (LLVM 19): it reads only the
+// sections named `.plt` and `.plt.got`, so IBT binaries' `.plt.sec` stubs,
+// the ones calls go to, stay unnamed (llvm-objdump-19 -d shows a bare
+// `<.plt.sec>`); it places a stub at its `jmp *slot(%rip)`, so an IBT
+// `.plt.got` stub would start 4 bytes in, after its endbr64, where no call
+// lands (llvm-objdump-19 prints `__cxa_finalize@plt` at 0x1044 for a stub
+// at 0x1040); and it looks the target up in the global TargetRegistry, so
+// lib/Binary's MC initialisation (Disassemble.cpp) would have to run
+// before the symbol table is read. Reading the few fixed stub encodings
+// here needs no MC and checks every offset against the section.
 //
 //===----------------------------------------------------------------------===//
 #include "BinaryImpl.h"
