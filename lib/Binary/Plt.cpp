@@ -38,6 +38,7 @@
 #include "llvm/Support/Endian.h"
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -53,18 +54,24 @@ struct Stub {
 };
 
 /// Stubs of an x86-64 PLT section with entries of EntSize bytes: each entry
-/// that holds `jmp *disp32(%rip)` (ff 25, maybe after bnd f2 and endbr64)
-/// in its first bytes.
+/// that begins with `jmp *disp32(%rip)` (ff 25), maybe after endbr64
+/// (f3 0f 1e fa) and a bnd prefix (f2). Only these four openings are read:
+/// an IBT lazy entry (endbr64; push $n; bnd jmp PLT0) can hold ff 25 in
+/// its push's operand.
 void x86Stubs(uint64_t Addr, ArrayRef<uint8_t> Bytes, uint64_t EntSize,
               std::vector<Stub> &Out) {
+  static constexpr StringLiteral Openings[] = {
+      "\xff\x25", "\xf2\xff\x25", "\xf3\x0f\x1e\xfa\xff\x25",
+      "\xf3\x0f\x1e\xfa\xf2\xff\x25"};
   for (uint64_t E = 0; E + EntSize <= Bytes.size(); E += EntSize) {
-    // The jmp is at offset 0 (lazy .plt, .plt.got), 4 (endbr64 ...) or
-    // 5 (endbr64; bnd jmp); no earlier byte pair of those entries is ff 25.
-    for (uint64_t At : {0, 1, 4, 5}) {
-      if (At + 6 > EntSize || Bytes[E + At] != 0xff || Bytes[E + At + 1] != 0x25)
+    StringRef Entry(reinterpret_cast<const char *>(&Bytes[E]), EntSize);
+    for (StringRef O : Openings) {
+      // The opening and the 4-byte displacement after it.
+      uint64_t Len = O.size() + 4;
+      if (Len > EntSize || !Entry.starts_with(O))
         continue;
-      int32_t Disp = int32_t(support::endian::read32le(&Bytes[E + At + 2]));
-      Out.push_back({Addr + E, EntSize, Addr + E + At + 6 + int64_t(Disp)});
+      int32_t Disp = int32_t(support::endian::read32le(&Bytes[E + O.size()]));
+      Out.push_back({Addr + E, EntSize, Addr + E + Len + int64_t(Disp)});
       break;
     }
   }
@@ -190,12 +197,12 @@ void addPltFunctions(const ELFFile<ELFT> &E, ArrayRef<ELFT::Shdr> Sections,
     F.Plt = true;
     Fs.push_back(std::move(F));
   }
-  auto ByStart = [](const FunctionSym &A, const FunctionSym &B) {
-    return A.Start < B.Start;
-  };
-  std::stable_sort(Fs.begin(), Fs.end(), ByStart);
   // A symbol at a stub's address wins (hand-written code, a linker that
-  // names stubs): symbols came first, and the sort is stable.
+  // names stubs): it sorts first and the stub is dropped.
+  std::sort(Fs.begin(), Fs.end(),
+            [](const FunctionSym &A, const FunctionSym &B) {
+              return std::tie(A.Start, A.Plt) < std::tie(B.Start, B.Plt);
+            });
   Fs.erase(std::unique(Fs.begin(), Fs.end(),
                        [](const FunctionSym &A, const FunctionSym &B) {
                          return A.Start == B.Start;

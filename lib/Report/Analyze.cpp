@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
@@ -156,7 +157,8 @@ const BinaryImage *Analyzer::otherImage(int Dso) {
   if (!New)
     return It->second.get();
   const DsoInfo &D = Maps.dsos()[Dso];
-  if (D.Path.empty() || D.Path[0] != '/')
+  // Regular files only: a mapped device (/dev/zero) would be read forever.
+  if (D.Path.empty() || D.Path[0] != '/' || !sys::fs::is_regular_file(D.Path))
     return nullptr;
   Expected<std::unique_ptr<BinaryImage>> O = BinaryImage::open(D.Path);
   if (!O) {

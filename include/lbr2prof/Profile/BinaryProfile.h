@@ -69,7 +69,7 @@ struct ProfileStats {
     uint64_t Count = 0, Distinct = 0;
   };
   Reason RangesTotal, RangesValid;
-  Reason RangeOutsideFunctions;  ///< an end in no function (PLT, padding)
+  Reason RangeOutsideFunctions;  ///< an end in no function (PLT0, padding)
   Reason RangeCrossFunction;     ///< ends in different functions
   Reason RangeBackwards;         ///< begin > end
   Reason RangeNotBoundary;       ///< an end is not an instruction start
