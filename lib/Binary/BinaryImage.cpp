@@ -296,6 +296,7 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
   if (Error Err = readSymbols(E, *Sections, B, Raws, Locals))
     return Err;
   mergeAliases(Raws, B.Functions);
+  addPltFunctions(E, *Sections, B);
   clipFunctionEnds(B.Code, B.Functions);
   rankLocals(Locals, B.Functions);
   linkFragments(B.Functions);

@@ -8,6 +8,7 @@
 #define LBR2PROF_LIB_BINARY_BINARYIMPL_H
 
 #include "lbr2prof/Binary/BinaryImage.h"
+#include "llvm/Object/ELF.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <atomic>
@@ -54,6 +55,12 @@ public:
   /// A lasting copy of Insts, in Blocks (thread-safe).
   llvm::ArrayRef<Inst> keep(llvm::ArrayRef<Inst> Insts) const;
 };
+
+/// Adds a FunctionSym for each PLT stub to B.Functions (sorted by start
+/// address, one function per address) and sets their PltTarget (Plt.cpp).
+void addPltFunctions(const llvm::object::ELFFile<llvm::object::ELF64LE> &E,
+                     llvm::ArrayRef<llvm::object::ELF64LE::Shdr> Sections,
+                     BinaryImage::Impl &B);
 
 } // namespace lbr2prof
 

@@ -343,15 +343,27 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
 
 EntryTransfer entryTransfer(const BinaryImage &Image, unsigned F,
                             const Edge &E, unsigned &Callee) {
+  // A PLT stub's jump is the second half of a call counted at the call.
+  if (Image.functions()[F].Plt)
+    return EntryTransfer::None;
   ArrayRef<Inst> Insts = Image.instructions(F);
   int Idx = instIndexAt(Insts, E.From);
   int C = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
   if (Idx < 0 || C < 0 || Image.functions()[C].Start != E.To ||
       Image.functions()[C].Parent >= 0)
     return EntryTransfer::None;
-  Callee = unsigned(C);
   InstKind K = Insts[Idx].Kind;
-  if (K == InstKind::Call || K == InstKind::IndirectCall)
+  bool IsCall = K == InstKind::Call || K == InstKind::IndirectCall;
+  // A call (or tail call) to foo@PLT is one of foo when foo is in this
+  // binary (what clang compiled: the stub only jumps on); else it leaves
+  // the binary.
+  if (Image.functions()[C].Plt) {
+    C = Image.functions()[C].PltTarget;
+    if (C < 0)
+      return EntryTransfer::None;
+  }
+  Callee = unsigned(C);
+  if (IsCall)
     return EntryTransfer::Call;
   if ((K == InstKind::UncondBranch || K == InstKind::IndirectBranch ||
        K == InstKind::CondBranch) &&

@@ -199,15 +199,28 @@ void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
 /// Calls: call instructions to function entries, and tail calls (jumps
 /// from one function to another's entry, which clang sees as calls), as
 /// call targets at the call site and head samples of the callee.
+/// A call through a PLT stub, caller -> foo@PLT -> foo, is two branches:
+/// the call gives foo's call target at the caller's site (what clang
+/// compiled is a call of foo), the stub's jump gives foo's head samples
+/// (as llvm-profgen counts them: every branch into an entry).
 void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
               Nodes &N, SampleProfileStats &St) {
   for (const auto &[F, Cfg] : P.Functions) {
     ArrayRef<Inst> Insts = Image.instructions(F);
+    bool FromPlt = Image.functions()[F].Plt;
     for (const Edge &E : Cfg.Taken) {
       int Idx = instIndexAt(Insts, E.From);
       int Callee = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
       if (Idx < 0 || Callee < 0 || Image.functions()[Callee].Start != E.To)
         continue;
+      bool ToPlt = Image.functions()[Callee].Plt;
+      if (ToPlt && (Callee = Image.functions()[Callee].PltTarget) < 0)
+        continue;
+      if (FromPlt) {
+        if (ArrayRef<SourceFrame> Target = Sym.frames(E.To); !Target.empty())
+          N.function(Target.back().Function).addHeadSamples(E.Count);
+        continue;
+      }
       InstKind K = Insts[Idx].Kind;
       bool IsCall = K == InstKind::Call || K == InstKind::IndirectCall;
       bool IsTailCall = (K == InstKind::UncondBranch ||
@@ -218,7 +231,8 @@ void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
         continue;
       ++St.Calls;
       ArrayRef<SourceFrame> Site = Sym.frames(E.From);
-      ArrayRef<SourceFrame> Target = Sym.frames(E.To);
+      ArrayRef<SourceFrame> Target =
+          Sym.frames(Image.functions()[Callee].Start);
       if (Site.empty() || Target.empty())
         ++St.CallsNoDebug;
       if (Target.empty())
@@ -229,7 +243,8 @@ void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
       // clang takes a function's entry count from its head samples, and
       // a hot function with none looks cold to every pass that asks
       // (sqlite's record comparators, called only that way, had none).
-      N.function(CalleeName).addHeadSamples(E.Count);
+      if (!ToPlt)
+        N.function(CalleeName).addHeadSamples(E.Count);
       if (Site.empty())
         continue;
       FunctionSamples &FS = N.nodeFor(Site);

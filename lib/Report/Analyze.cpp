@@ -4,7 +4,8 @@
 // collector counted (the Driver reads the inputs and picks the binary). Each
 // distinct address is symbolized once (function from the symbol table,
 // file:line from DWARF); instruction kinds come from the disassembly of the
-// functions the counts touch.
+// functions the counts touch. An address in another DSO is named by that
+// file's symbols when it can be read (and its build-id matches).
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/BinaryImage.h"
@@ -15,6 +16,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
@@ -83,6 +85,10 @@ private:
     return Key;
   }
   const ReportLoc &loc(uint64_t Key);
+  /// The image of another DSO, opened on first use to name branch targets
+  /// there by their symbols; null if the file cannot be read or its
+  /// build-id differs from the recorded one.
+  const BinaryImage *otherImage(int Dso);
   /// Symbolizes, in one batch, the addresses loc() will be asked about.
   Error prefetchLines();
   /// The instruction at binary address A, or null.
@@ -101,6 +107,7 @@ private:
   Symbolizer *Sym;
   std::vector<bool> InBinary;
   DenseMap<uint64_t, ReportLoc> Locs;
+  std::map<int, std::unique_ptr<BinaryImage>> Others;
   mutable DenseSet<uint64_t> ExternalKeys;
   /// Branch rows keyed by (from key, to key).
   std::map<std::pair<uint64_t, uint64_t>, BranchRow> Rows;
@@ -117,6 +124,14 @@ const ReportLoc &Analyzer::loc(uint64_t Key) {
     if (Lc != ExternalLoc) {
       L.Function = sys::path::filename(Maps.dsos()[locDso(Lc)].Path).str();
       L.FuncOffset = locOffset(Lc);
+      // "libc.so.6:qsort+0x10" when that file's symbols name the place.
+      const BinaryImage *O = otherImage(locDso(Lc));
+      std::optional<uint64_t> A =
+          O ? O->fileOffsetToAddr(locOffset(Lc)) : std::nullopt;
+      if (int F = A ? O->functionAt(*A) : -1; F >= 0) {
+        L.Function += ":" + demangle(O->functions()[F].Name);
+        L.FuncOffset = *A - O->functions()[F].Start;
+      }
     }
     return L;
   }
@@ -135,6 +150,26 @@ const ReportLoc &Analyzer::loc(uint64_t Key) {
     }
   }
   return L;
+}
+
+const BinaryImage *Analyzer::otherImage(int Dso) {
+  auto [It, New] = Others.try_emplace(Dso);
+  if (!New)
+    return It->second.get();
+  const DsoInfo &D = Maps.dsos()[Dso];
+  // Regular files only: a mapped device (/dev/zero) would be read forever.
+  if (D.Path.empty() || D.Path[0] != '/' || !sys::fs::is_regular_file(D.Path))
+    return nullptr;
+  Expected<std::unique_ptr<BinaryImage>> O = BinaryImage::open(D.Path);
+  if (!O) {
+    consumeError(O.takeError());
+    return nullptr;
+  }
+  if (!D.BuildId.empty() && !(*O)->buildId().empty() &&
+      ArrayRef<uint8_t>(D.BuildId) != (*O)->buildId())
+    return nullptr;
+  It->second = std::move(*O);
+  return It->second.get();
 }
 
 const Inst *Analyzer::instAt(uint64_t A) {

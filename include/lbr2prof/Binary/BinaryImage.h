@@ -4,8 +4,9 @@
 // its build-id, its loadable segments (to turn file offsets from MMAP2
 // records into link-time addresses), its functions from the ELF symbol
 // tables (bounds, aliases, local symbols with their source file, .cold and
-// .part fragments linked to their parent), and, on demand per function, its
-// instructions with their sizes and branch kinds. Knows nothing of perf.
+// .part fragments linked to their parent, PLT stubs named foo@PLT), and, on
+// demand per function, its instructions with their sizes and branch kinds.
+// Knows nothing of perf.
 // All addresses here are binary (link-time) addresses.
 //
 //===----------------------------------------------------------------------===//
@@ -46,6 +47,13 @@ struct FunctionSym {
   unsigned LocalId = 0;
   /// Index of the parent function for a `.cold`/`.part` fragment, or -1.
   int Parent = -1;
+  /// A PLT stub, named `foo@PLT` (BOLT's name) from its GOT slot's dynamic
+  /// relocation. It has no source lines: sample profiles leave it out.
+  bool Plt = false;
+  /// For a PLT stub: index of the global function `foo` of this binary,
+  /// where the stub jumps unless foo is interposed; -1 if foo is in
+  /// another DSO.
+  int PltTarget = -1;
 };
 
 /// How an instruction transfers control.

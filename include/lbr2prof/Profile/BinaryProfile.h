@@ -69,7 +69,7 @@ struct ProfileStats {
     uint64_t Count = 0, Distinct = 0;
   };
   Reason RangesTotal, RangesValid;
-  Reason RangeOutsideFunctions;  ///< an end in no function (PLT, padding)
+  Reason RangeOutsideFunctions;  ///< an end in no function (PLT0, padding)
   Reason RangeCrossFunction;     ///< ends in different functions
   Reason RangeBackwards;         ///< begin > end
   Reason RangeNotBoundary;       ///< an end is not an instruction start
@@ -128,7 +128,9 @@ enum class EntryTransfer {
   TailCall, ///< a jump into another family's entry (clang saw a call)
 };
 /// Classifies E; Callee gets the function entered (not a .cold/.part
-/// piece: entering one is no call).
+/// piece: entering one is no call). A transfer to a PLT stub foo@PLT enters
+/// foo when foo is in this binary, and is None otherwise; the stub's own
+/// jump is None (its call was counted).
 EntryTransfer entryTransfer(const BinaryImage &Image, unsigned F,
                             const Edge &E, unsigned &Callee);
 
