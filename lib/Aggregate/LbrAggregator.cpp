@@ -656,6 +656,19 @@ Error LbrAggregator::onRawSample(const RecordInfo &R, unsigned AttrIndex,
   return Error::success();
 }
 
+void LbrAggregator::importRaw(RawProfile &&Counts, ArrayRef<DsoInfo> Files) {
+  ProcessMaps &M = mutableMaps();
+  DenseMap<int, int> Index;
+  for (int D = 0; D < int(Files.size()); ++D) {
+    int New = int(M.dsoIndex(Files[D].Path, Files[D].BuildId));
+    if (New != D)
+      Index[D] = New;
+  }
+  if (!Index.empty())
+    Counts.renameDsos(Index);
+  Main.Profile.merge(Counts);
+}
+
 void LbrAggregator::addExactBranch(uint32_t Pid, uint64_t From, uint64_t To,
                                    uint64_t Count) {
   RawProfile &Profile = Main.Profile;

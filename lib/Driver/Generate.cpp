@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Driver/Generate.h"
 #include "lbr2prof/Driver/Recording.h"
+#include "lbr2prof/Aggregate/RawProfileFile.h"
 #include "lbr2prof/Binary/PseudoProbes.h"
 #include "lbr2prof/Binary/Symbolizer.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
@@ -43,11 +44,13 @@ Expected<OutputFormat> resolveFormat(OutputFormat F, StringRef Output) {
     return OutputFormat::Text;
   if (Ext == ".afdo")
     return OutputFormat::Gcov;
+  if (Ext == ".lbrraw")
+    return OutputFormat::Raw;
   if (Ext == ".prof" || Ext == ".profdata" || Ext == ".extbinary")
     return OutputFormat::ExtBinary;
   return makeError("{0}: cannot tell the output format from the name; use "
                    "--format=fdata|preagg|text|binary|extbinary|gcov|"
-                   "unsymbolized",
+                   "unsymbolized|raw",
                    Output);
 }
 
@@ -70,6 +73,8 @@ static StringRef formatName(OutputFormat F, bool NoLbr) {
     return "a GCC AutoFDO profile";
   case OutputFormat::Unsymbolized:
     return "an unsymbolized profile";
+  case OutputFormat::Raw:
+    return "a raw profile (.lbrraw)";
   default:
     return "an extbinary sample profile";
   }
@@ -128,8 +133,9 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
   // gcc's AutoFDO profiles are line-based only: no contexts, no probes.
   bool Contexts = Sample && !Gcov && !Opts.Binary.empty() && !Opts.Kernel &&
                   !Opts.IgnoreStackSamples;
+  bool Raw = Format == OutputFormat::Raw;
   bool Cfg = !Opts.NoLbr && Format != OutputFormat::PreAggregated &&
-             Format != OutputFormat::Unsymbolized;
+             Format != OutputFormat::Unsymbolized && !Raw;
   const char *ContextsNeed =
       Gcov ? "context-sensitive LLVM sample profiles (gcc's AutoFDO format "
              "has no contexts)"
@@ -143,6 +149,14 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
     const char *AppliesTo;
   };
   const Rule Rules[] = {
+      {!Opts.Binary.empty(), "--binary", !Raw,
+       "outputs about one binary (a raw profile holds every mapped file)"},
+      {Opts.Kernel, "--kernel", !Raw,
+       "outputs about one binary (a raw profile holds every mapped file)"},
+      {Opts.AllBinaries, "--all-binaries", !Raw,
+       "outputs about one binary (a raw profile holds every mapped file)"},
+      {!Opts.Dump.empty() && Opts.Dump != "raw" && Opts.Dump != "dsos",
+       "--dump", !Raw, "outputs about one binary (raw and dsos apply)"},
       {!Opts.DebugFile.empty(), "--debug-file", Sample, "sample profiles"},
       {!Opts.DwpFile.empty(), "--dwp", Sample, "sample profiles"},
       {Opts.UseDwarfCorrelation, "--use-dwarf-correlation", Sample,
@@ -513,6 +527,7 @@ std::string allBinariesName(StringRef Recorded, const SelectedBinary &B,
                   : F == OutputFormat::Text          ? ".txt"
                   : F == OutputFormat::Gcov          ? ".afdo"
                   : F == OutputFormat::Unsymbolized  ? ".unsym"
+                  : F == OutputFormat::Raw           ? ".lbrraw"
                                                      : ".prof";
   std::string Name = Base + Ext.str();
   for (unsigned K = 2; !Taken.insert(Name).second; ++K)
@@ -679,6 +694,8 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   if (!Opts.Kernel)
     IO.AssumeBinary = Opts.Binary;
   IO.AssumeImage = OracleImage.get();
+  IO.SampleUnits = Opts.WindowWeighting ? CountUnits::Estimates
+                                        : CountUnits::Entries;
   Expected<Recording> Rec = readRecording(IO, Agg, Agg, Diags);
   if (!Rec)
     return Rec.takeError();
@@ -691,6 +708,15 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
     if (Opts.Dump == "raw")
       printRawProfile(Raw, Agg.maps(), Out);
     return Error::success();
+  }
+  if (*Format == OutputFormat::Raw) {
+    if (Opts.Dump == "raw")
+      printRawProfile(Raw, Agg.maps(), Out);
+    RawProvenance P = Rec->Provenance;
+    P.Event = Rec->EventName;
+    return writeRawProfileFile(Raw, Agg.maps().dsos(), Rec->BuildIds,
+                               Rec->Units.value_or(CountUnits::Estimates), P,
+                               Opts.Output);
   }
   if (Opts.AllBinaries)
     return writeAllBinaries(Opts, *Format, Threads, Agg, *Rec, Out, Err,

@@ -219,6 +219,45 @@ static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
   return Error::success();
 }
 
+/// Adds an input's provenance to the recording's, and checks that its
+/// units are the others'.
+static Error addProvenance(Recording &Rec, StringRef In, CountUnits Units,
+                           StringRef Host, StringRef PerfVersion,
+                           uint64_t TimeFirst, uint64_t TimeLast,
+                           uint64_t Recordings) {
+  if (Rec.Units && *Rec.Units != Units)
+    return makeError("{0}: its counts are {1}, the inputs before it {2}: "
+                     "they cannot be added (docs/formats.md, \"Units of the "
+                     "counts\")",
+                     In, unitsName(Units), unitsName(*Rec.Units));
+  Rec.Units = Units;
+  RawProvenance &P = Rec.Provenance;
+  if (P.Host.empty())
+    P.Host = Host.str();
+  if (P.PerfVersion.empty())
+    P.PerfVersion = PerfVersion.str();
+  if (TimeFirst && (!P.TimeFirst || TimeFirst < P.TimeFirst))
+    P.TimeFirst = TimeFirst;
+  P.TimeLast = std::max(P.TimeLast, TimeLast);
+  P.Recordings += Recordings;
+  return Error::success();
+}
+
+/// A raw profile (.lbrraw) as an input: its counts are added as they are.
+static Error readRawInput(StringRef In, LbrAggregator &Agg, Recording &Rec) {
+  Expected<RawProfileFile> F = readRawProfileFile(In);
+  if (!F)
+    return F.takeError();
+  const RawProvenance &P = F->Provenance;
+  if (Error E = addProvenance(Rec, In, F->Units, P.Host, P.PerfVersion,
+                              P.TimeFirst, P.TimeLast, P.Recordings))
+    return E;
+  if (Rec.EventName.empty())
+    Rec.EventName = P.Event;
+  Agg.importRaw(std::move(F->Profile), F->Dsos);
+  return Error::success();
+}
+
 static Error readInput(StringRef In, const InputOptions &Opts,
                        LbrAggregator &Agg, PerfEventHandler &Handler,
                        Recording &Rec, Diagnostics &Diags) {
@@ -247,6 +286,10 @@ static Error readInput(StringRef In, const InputOptions &Opts,
                        *Info.AssumedLoadAddress));
   Rec.BuildIds.insert(Rec.BuildIds.end(), Info.BuildIds.begin(),
                       Info.BuildIds.end());
+  if (Error E = addProvenance(Rec, In, Opts.SampleUnits, Info.Hostname,
+                              Info.Version, Info.SampleTimeFirst,
+                              Info.SampleTimeLast, 1))
+    return E;
   if (Rec.EventName.empty() && !Info.Attrs.empty())
     Rec.EventName = Info.Attrs[0].Name.empty() ? "cycles" : Info.Attrs[0].Name;
   Agg.startNewInput();
@@ -277,13 +320,21 @@ Expected<Recording> readRecording(const InputOptions &Opts,
   if (Rec.FromTruth)
     if (Error E = readTruth(Opts.FromTruth, Agg))
       return std::move(E);
-  bool Exact = Rec.FromTruth;
+  if (Rec.FromTruth)
+    Rec.Units = CountUnits::Exact;
   for (const std::string &In : Opts.Inputs) {
+    if (In != "-" && isRawProfileFile(In)) {
+      if (Error E = readRawInput(In, Agg, Rec))
+        return std::move(E);
+      continue;
+    }
     if (In != "-" && looksUnsymbolized(In)) {
+      if (Error E = addProvenance(Rec, In, CountUnits::Exact, "", "", 0, 0,
+                                  1))
+        return std::move(E);
       if (Error E = readUnsymbolized(In, Opts.AssumeBinary, Opts.AssumeImage,
                                      Agg))
         return std::move(E);
-      Exact = true;
       continue;
     }
     if (Error E = readInput(In, Opts, Agg, Handler, Rec, Diags))
@@ -292,7 +343,8 @@ Expected<Recording> readRecording(const InputOptions &Opts,
   if (Error E = Agg.finish())
     return std::move(E);
   const AggregateStats &S = Agg.profile().Stats;
-  if (!Exact && S.Samples == S.SamplesFiltered) {
+  // Exact counts (a truth file, an unsymbolized profile) have no samples.
+  if (Rec.Units != CountUnits::Exact && S.Samples == S.SamplesFiltered) {
     if (S.Samples == 0)
       return makeError("{0}: no samples", Rec.Name);
     return makeError("{0}: no samples of the selected --pid ({1} samples of "

@@ -142,11 +142,12 @@ int main(int argc, char **argv) {
                  "path appended to it)");
   App.add_option("--format", FormatName,
                  "fdata | preagg | text | binary | extbinary | gcov | "
-                 "unsymbolized (default: from the output name: .fdata, "
-                 ".preagg/.pa, .txt, .prof/.profdata, .afdo; unsymbolized "
-                 "is llvm-profgen's --skip-symbolization text)")
+                 "unsymbolized | raw (default: from the output name: .fdata, "
+                 ".preagg/.pa, .txt, .prof/.profdata, .afdo, .lbrraw; "
+                 "unsymbolized is llvm-profgen's --skip-symbolization text, "
+                 "raw the counts of every mapped file, to merge)")
       ->check(CLI::IsMember({"auto", "fdata", "preagg", "text", "binary",
-                             "extbinary", "gcov", "unsymbolized"}));
+                             "extbinary", "gcov", "unsymbolized", "raw"}));
   App.add_option("--pid", Gen.Pids, "Only samples of these processes");
   App.add_flag("--ignore-build-id", Gen.IgnoreBuildId,
                "Use the binary even if its build-id differs from the "
@@ -240,6 +241,29 @@ int main(int argc, char **argv) {
   lbr2prof dump --summary perf.data
   lbr2prof dump app.afdo)");
 
+  GenerateOptions Merge;
+  CLI::App *MergeCmd = App.add_subcommand(
+      "merge", "Sum raw profiles (.lbrraw) and recordings into one raw "
+               "profile, exactly: any order and grouping gives the same "
+               "bytes");
+  MergeCmd
+      ->add_option("inputs", Merge.Inputs,
+                   ".lbrraw files, perf.data files or perf script text")
+      ->required();
+  MergeCmd->add_option("-o,--output", Merge.Output, "The raw profile (.lbrraw)")
+      ->required();
+  MergeCmd->add_option("--pid", Merge.Pids,
+                       "Only samples of these processes (recordings only)");
+  MergeCmd->add_flag("!--no-window-weighting", Merge.WindowWeighting,
+                     "Count recordings' entries as 1 each (the peers' units; "
+                     "every input must be in the same units)");
+  MergeCmd->add_option("-j,--threads", Merge.Threads,
+                       "Worker threads (default: all cores)");
+  MergeCmd->footer(R"(Examples:
+  lbr2prof host1.data -o host1.lbrraw            on each host: no binary needed
+  lbr2prof merge host*.lbrraw -o fleet.lbrraw
+  lbr2prof fleet.lbrraw --binary app -o app.prof)");
+
   ReportOptions Rep;
   std::string SortName = "count";
   CLI::App *ReportCmd = App.add_subcommand(
@@ -312,6 +336,12 @@ int main(int argc, char **argv) {
   };
   if (App.got_subcommand(DumpCmd))
     return toStdout([&](raw_ostream &OS) { return runDump(Dump, OS); });
+  if (App.got_subcommand(MergeCmd)) {
+    Merge.Format = OutputFormat::Raw;
+    if (Error E = runGenerate(Merge, outs(), errs()))
+      return reportError(std::move(E));
+    return 0;
+  }
   if (App.got_subcommand(ReportCmd)) {
     Rep.Sort = SortName == "mispred"   ? ReportSort::Mispred
                : SortName == "misrate" ? ReportSort::MispredRate
@@ -330,7 +360,8 @@ int main(int argc, char **argv) {
       {"binary", OutputFormat::Binary},
       {"extbinary", OutputFormat::ExtBinary},
       {"gcov", OutputFormat::Gcov},
-      {"unsymbolized", OutputFormat::Unsymbolized}};
+      {"unsymbolized", OutputFormat::Unsymbolized},
+      {"raw", OutputFormat::Raw}};
   for (auto &[N, F] : Formats)
     if (FormatName == N)
       Gen.Format = F;

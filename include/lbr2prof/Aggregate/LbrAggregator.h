@@ -263,6 +263,10 @@ public:
 
   /// Adds exact counts (from an emulator's truth, not from samples): a
   /// taken branch / a straight-line run [Begin, End] executed Count times.
+  /// Adds a raw profile's counts (RawProfileFile.h), its files interned
+  /// by path as mapped files are, so their DSO indices follow the order
+  /// they were first seen in.
+  void importRaw(RawProfile &&Counts, llvm::ArrayRef<DsoInfo> Files);
   void addExactBranch(uint32_t Pid, uint64_t From, uint64_t To,
                       uint64_t Count);
   void addExactRange(uint32_t Pid, uint64_t Begin, uint64_t End,

@@ -98,8 +98,11 @@ public:
     Kernel.clear();
   }
 
-private:
+  /// The DSO index of a file, made on first use (raw profiles name their
+  /// files without mapping them).
   unsigned dsoIndex(llvm::StringRef Path, llvm::ArrayRef<uint8_t> BuildId);
+
+private:
   /// Sorted by Start, non-overlapping.
   using MapList = std::vector<Mapping>;
   static void insert(MapList &L, const Mapping &M);

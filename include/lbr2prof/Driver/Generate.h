@@ -29,7 +29,9 @@ enum class OutputFormat {
   ExtBinary,
   Gcov,
   /// llvm-profgen's unsymbolized profile (--skip-symbolization).
-  Unsymbolized
+  Unsymbolized,
+  /// A raw profile of every mapped file (.lbrraw; RawProfileFile.h).
+  Raw
 };
 
 struct GenerateOptions {

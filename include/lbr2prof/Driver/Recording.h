@@ -18,11 +18,13 @@
 #define LBR2PROF_DRIVER_RECORDING_H
 
 #include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "lbr2prof/Aggregate/RawProfileFile.h"
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "lbr2prof/Driver/Diagnostics.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "llvm/Support/Error.h"
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,10 @@ struct InputOptions {
   std::string AssumeBinary;
   /// AssumeBinary's image, if the caller has it open already.
   const BinaryImage *AssumeImage = nullptr;
+  /// The units the aggregator counts perf.data samples in (set by the
+  /// window weighting); raw profiles carry theirs, and inputs of different
+  /// units are an error.
+  CountUnits SampleUnits = CountUnits::Estimates;
 };
 
 /// What the inputs said besides their samples (which are in the
@@ -50,6 +56,11 @@ struct Recording {
   /// The first input's first event ("cycles" when unnamed).
   std::string EventName;
   bool FromTruth = false;
+  /// The units of the counts, once an input has set them.
+  std::optional<CountUnits> Units;
+  /// Host, perf version, sample times and number of recordings, for a raw
+  /// profile written from these inputs.
+  RawProvenance Provenance;
 };
 
 /// The inputs' own check, made before anything else: there is at least one.

@@ -1,0 +1,412 @@
+//===- RawProfileFile.cpp - .lbrraw: a raw profile on disk ----------------===//
+#include "lbr2prof/Aggregate/RawProfileFile.h"
+#include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/OutputFile.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/EndianStream.h"
+#include "llvm/Support/LEB128.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <algorithm>
+#include <zstd.h>
+
+using namespace llvm;
+
+namespace lbr2prof {
+
+static constexpr char Magic[8] = {'L', 'B', 'R', '2', 'R', 'A', 'W', '\0'};
+static constexpr uint32_t Version = 1;
+static constexpr uint32_t FlagZstd = 1;
+static constexpr size_t HeaderSize = 24;
+/// zstd's level: the same input gives the same frame at a given level.
+static constexpr int ZstdLevel = 3;
+/// A body larger than this is refused rather than allocated (a damaged
+/// size field); 16 GiB is 100x the largest raw profile seen.
+static constexpr uint64_t MaxBody = 16ULL << 30;
+
+StringRef unitsName(CountUnits U) {
+  switch (U) {
+  case CountUnits::Estimates:
+    return "estimated executions (window-weighted)";
+  case CountUnits::Entries:
+    return "branch-stack entries (--no-window-weighting)";
+  case CountUnits::Exact:
+    return "exact counts";
+  }
+  return "unknown";
+}
+
+bool isRawProfileFile(StringRef Path) {
+  auto Buf = MemoryBuffer::getFileSlice(Path, sizeof(Magic), 0,
+                                        /*IsVolatile=*/false);
+  return Buf && (*Buf)->getBufferSize() == sizeof(Magic) &&
+         std::equal(Magic, Magic + sizeof(Magic),
+                    (*Buf)->getBufferStart());
+}
+
+namespace {
+
+/// The body, written as ULEB128 numbers and length-prefixed strings.
+class BodyWriter {
+public:
+  void num(uint64_t V) { encodeULEB128(V, OS); }
+  void str(StringRef S) {
+    num(S.size());
+    OS << S;
+  }
+  void bytes(ArrayRef<uint8_t> B) {
+    num(B.size());
+    OS.write(reinterpret_cast<const char *>(B.data()), B.size());
+  }
+  /// A Loc as (DSO index + 1, or 0 outside every file) and offset.
+  void loc(Loc L) {
+    num(L == ExternalLoc ? 0 : uint64_t(locDso(L)) + 1);
+    num(L == ExternalLoc ? 0 : locOffset(L));
+  }
+  /// A weight as its whole number of units (quantizeWeight).
+  void weight(double W) { num(uint64_t(W * 65536.0 + 0.5)); }
+  std::string Body;
+  raw_string_ostream OS{Body};
+};
+
+/// Reads the body back with a bounds check on every field.
+class BodyReader {
+public:
+  BodyReader(StringRef Path, StringRef Body) : Path(Path), Body(Body) {}
+
+  Error num(uint64_t &V, const char *What) {
+    const char *Err = nullptr;
+    unsigned N = 0;
+    const uint8_t *P = Body.bytes_begin() + Pos;
+    V = decodeULEB128(P, &N, Body.bytes_end(), &Err);
+    if (Err)
+      return fail(Twine("expected ") + What + ": " + Err);
+    Pos += N;
+    return Error::success();
+  }
+  Error str(std::string &S, const char *What) {
+    uint64_t N;
+    if (Error E = num(N, What))
+      return E;
+    if (N > Body.size() - Pos)
+      return fail(Twine("expected ") + What + ": " + Twine(N) +
+                  " bytes, " + Twine(Body.size() - Pos) + " left");
+    S = Body.substr(Pos, N).str();
+    Pos += N;
+    return Error::success();
+  }
+  Error loc(Loc &L, size_t Dsos, const char *What) {
+    uint64_t D, Off;
+    if (Error E = num(D, What))
+      return E;
+    if (Error E = num(Off, What))
+      return E;
+    if (D > Dsos || Off >> 48)
+      return fail(Twine(What) + ": file #" + Twine(D) + " offset 0x" +
+                  Twine::utohexstr(Off) + " is outside the file table (" +
+                  Twine(Dsos) + " files) or a 48-bit offset");
+    L = D == 0 ? ExternalLoc : makeLoc(unsigned(D - 1), Off);
+    return Error::success();
+  }
+  Error weight(double &W, const char *What) {
+    uint64_t U;
+    if (Error E = num(U, What))
+      return E;
+    W = double(U) / 65536.0;
+    return Error::success();
+  }
+  /// A count of table rows, checked against the bytes left (each row
+  /// takes at least MinRowBytes) before anything is allocated.
+  Error rows(uint64_t &N, unsigned MinRowBytes, const char *What) {
+    if (Error E = num(N, What))
+      return E;
+    if (N > (Body.size() - Pos) / MinRowBytes)
+      return fail(Twine(What) + " " + Twine(N) + " cannot fit in the " +
+                  Twine(Body.size() - Pos) + " bytes left");
+    return Error::success();
+  }
+  bool atEnd() const { return Pos == Body.size(); }
+  Error fail(const Twine &Msg) const {
+    InputLocation L;
+    L.File = Path.str();
+    return inputError(L, "body offset " + Twine(Pos) + ": " + Msg);
+  }
+
+private:
+  StringRef Path, Body;
+  size_t Pos = 0;
+};
+
+template <typename Map, typename Less>
+std::vector<typename Map::value_type> sortedRows(const Map &M, Less L) {
+  std::vector<typename Map::value_type> V(M.begin(), M.end());
+  std::sort(V.begin(), V.end(), L);
+  return V;
+}
+
+} // namespace
+
+static void writeStats(BodyWriter &W, const AggregateStats &S) {
+  for (uint64_t V : {S.Samples, S.SamplesFiltered, S.SamplesNoBranches,
+                     S.Entries, S.EntriesZero, S.EntriesExternal,
+                     S.EntriesWrongPath, S.DuplicateTop, S.Ranges,
+                     S.RangesExternal, S.RangesCrossDso})
+    W.num(V);
+}
+
+static Error readStats(BodyReader &R, AggregateStats &S) {
+  for (uint64_t *V : {&S.Samples, &S.SamplesFiltered, &S.SamplesNoBranches,
+                      &S.Entries, &S.EntriesZero, &S.EntriesExternal,
+                      &S.EntriesWrongPath, &S.DuplicateTop, &S.Ranges,
+                      &S.RangesExternal, &S.RangesCrossDso})
+    if (Error E = R.num(*V, "a sample statistic"))
+      return E;
+  return Error::success();
+}
+
+Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
+                          ArrayRef<BuildIdEntry> BuildIds, CountUnits Units,
+                          const RawProvenance &Prov, StringRef Path) {
+  BodyWriter W;
+  W.num(uint64_t(Units));
+  W.str(Prov.Host);
+  W.str(Prov.PerfVersion);
+  W.str(Prov.Event);
+  W.num(Prov.TimeFirst);
+  W.num(Prov.TimeLast);
+  W.num(Prov.Recordings);
+  writeStats(W, P.Stats);
+  W.num(P.WeightedEntries);
+  W.weight(P.TotalWeight);
+  W.num(P.SamplesWithoutPeriod);
+  // Files in index order: a Loc's DSO index is its position here.
+  W.num(Dsos.size());
+  for (const DsoInfo &D : Dsos) {
+    W.str(D.Path);
+    W.bytes(dsoBuildId(D, BuildIds));
+  }
+  auto byKey = [](const auto &A, const auto &B) { return A.first < B.first; };
+  auto Branches = sortedRows(P.Branches, byKey);
+  W.num(Branches.size());
+  for (const auto &[K, C] : Branches) {
+    W.loc(K.first);
+    W.loc(K.second);
+    W.num(C.Count);
+    W.num(C.Mispred);
+    W.num(C.Cycles);
+    W.weight(C.Weight);
+  }
+  auto Ranges = sortedRows(P.Ranges, byKey);
+  W.num(Ranges.size());
+  for (const auto &[K, C] : Ranges) {
+    W.loc(K.first);
+    W.loc(K.second);
+    W.num(C.Count);
+    W.weight(C.Weight);
+  }
+  auto Ips = sortedRows(P.Ips, byKey);
+  W.num(Ips.size());
+  for (const auto &[L, N] : Ips) {
+    W.loc(L);
+    W.num(N);
+  }
+  auto PerDso = sortedRows(P.SamplesPerDso, byKey);
+  W.num(PerDso.size());
+  for (const auto &[D, N] : PerDso) {
+    W.num(uint64_t(int64_t(D) + 1));
+    W.num(N);
+  }
+  W.OS.flush();
+
+  std::string Frame(ZSTD_compressBound(W.Body.size()), '\0');
+  size_t Z = ZSTD_compress(Frame.data(), Frame.size(), W.Body.data(),
+                           W.Body.size(), ZstdLevel);
+  if (ZSTD_isError(Z))
+    return makeError("{0}: zstd: {1}", Path, ZSTD_getErrorName(Z));
+  Frame.resize(Z);
+  Expected<std::unique_ptr<AtomicOutputFile>> F =
+      AtomicOutputFile::create(Path);
+  if (!F)
+    return F.takeError();
+  raw_pwrite_stream &OS = (*F)->os();
+  OS.write(Magic, sizeof(Magic));
+  support::endian::write<uint32_t>(OS, Version, endianness::little);
+  support::endian::write<uint32_t>(OS, FlagZstd, endianness::little);
+  support::endian::write<uint64_t>(OS, W.Body.size(), endianness::little);
+  OS << Frame;
+  return (*F)->commit();
+}
+
+static Error readBody(BodyReader &R, RawProfileFile &F) {
+  uint64_t U, N;
+  if (Error E = R.num(U, "the units"))
+    return E;
+  if (U > uint64_t(CountUnits::Exact))
+    return R.fail("units " + Twine(U) + " unknown (0 to 2 expected)");
+  F.Units = CountUnits(U);
+  RawProvenance &P = F.Provenance;
+  for (auto [S, What] : {std::pair{&P.Host, "the host"},
+                         {&P.PerfVersion, "the perf version"},
+                         {&P.Event, "the event"}})
+    if (Error E = R.str(*S, What))
+      return E;
+  for (uint64_t *V : {&P.TimeFirst, &P.TimeLast, &P.Recordings})
+    if (Error E = R.num(*V, "the provenance"))
+      return E;
+  RawProfile &Prof = F.Profile;
+  if (Error E = readStats(R, Prof.Stats))
+    return E;
+  if (Error E = R.num(Prof.WeightedEntries, "the weighted entries"))
+    return E;
+  if (Error E = R.weight(Prof.TotalWeight, "the total weight"))
+    return E;
+  if (Error E = R.num(Prof.SamplesWithoutPeriod, "the samples without period"))
+    return E;
+  if (Error E = R.rows(N, 2, "the file count"))
+    return E;
+  if (N >= ProcessMaps::MaxDsos)
+    return R.fail("file count " + Twine(N) + " above the limit of " +
+                  Twine(ProcessMaps::MaxDsos));
+  F.Dsos.resize(N);
+  for (DsoInfo &D : F.Dsos) {
+    std::string Id;
+    if (Error E = R.str(D.Path, "a file name"))
+      return E;
+    if (Error E = R.str(Id, "a build-id"))
+      return E;
+    D.BuildId.assign(Id.begin(), Id.end());
+  }
+  size_t Dsos = F.Dsos.size();
+  if (Error E = R.rows(N, 8, "the branch count"))
+    return E;
+  Prof.Branches.reserve(N);
+  for (uint64_t I = 0; I < N; ++I) {
+    Loc A, B;
+    BranchCount C;
+    if (Error E = R.loc(A, Dsos, "a branch source"))
+      return E;
+    if (Error E = R.loc(B, Dsos, "a branch target"))
+      return E;
+    if (Error E = R.num(C.Count, "a branch count"))
+      return E;
+    if (Error E = R.num(C.Mispred, "a branch's mispredictions"))
+      return E;
+    if (Error E = R.num(C.Cycles, "a branch's cycles"))
+      return E;
+    if (Error E = R.weight(C.Weight, "a branch's weight"))
+      return E;
+    if (!Prof.Branches.try_emplace({A, B}, C).second)
+      return R.fail("a branch listed twice");
+  }
+  if (Error E = R.rows(N, 6, "the range count"))
+    return E;
+  Prof.Ranges.reserve(N);
+  for (uint64_t I = 0; I < N; ++I) {
+    Loc A, B;
+    RangeCount C;
+    if (Error E = R.loc(A, Dsos, "a range start"))
+      return E;
+    if (Error E = R.loc(B, Dsos, "a range end"))
+      return E;
+    if (Error E = R.num(C.Count, "a range count"))
+      return E;
+    if (Error E = R.weight(C.Weight, "a range's weight"))
+      return E;
+    if (!Prof.Ranges.try_emplace({A, B}, C).second)
+      return R.fail("a range listed twice");
+  }
+  if (Error E = R.rows(N, 3, "the sample address count"))
+    return E;
+  for (uint64_t I = 0; I < N; ++I) {
+    Loc L;
+    uint64_t C;
+    if (Error E = R.loc(L, Dsos, "a sample address"))
+      return E;
+    if (Error E = R.num(C, "a sample address count"))
+      return E;
+    Prof.Ips[L] = C;
+  }
+  if (Error E = R.rows(N, 2, "the per-file sample count"))
+    return E;
+  for (uint64_t I = 0; I < N; ++I) {
+    uint64_t D, C;
+    if (Error E = R.num(D, "a file's sample count"))
+      return E;
+    if (D > Dsos)
+      return R.fail("samples of file #" + Twine(D) + ", past the table");
+    if (Error E = R.num(C, "a file's sample count"))
+      return E;
+    Prof.SamplesPerDso[int(D) - 1] = C;
+  }
+  if (!R.atEnd())
+    return R.fail("bytes after the last table");
+  return Error::success();
+}
+
+Expected<RawProfileFile> readRawProfileFile(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return makeError("{0}: cannot open: {1}", Path, Buf.getError().message());
+  StringRef Data = (*Buf)->getBuffer();
+  InputLocation At;
+  At.File = Path.str();
+  if (Data.size() < HeaderSize || !Data.starts_with(StringRef(Magic, 8))) {
+    At.Offset = 0;
+    return inputError(At, "not a raw profile: expected the 24-byte header "
+                          "starting \"LBR2RAW\"");
+  }
+  using namespace support::endian;
+  uint32_t V = read32le(Data.data() + 8), Flags = read32le(Data.data() + 12);
+  uint64_t Size = read64le(Data.data() + 16);
+  if (V != Version) {
+    At.Offset = 8;
+    return inputError(At, "raw profile version " + Twine(V) +
+                              " (this lbr2prof reads version " +
+                              Twine(Version) + ")");
+  }
+  if (Flags & ~FlagZstd) {
+    At.Offset = 12;
+    return inputError(At, "unknown flags 0x" + Twine::utohexstr(Flags));
+  }
+  if (Size > MaxBody) {
+    At.Offset = 16;
+    return inputError(At, "body size " + Twine(Size) + " above the limit");
+  }
+  StringRef Stored = Data.drop_front(HeaderSize);
+  std::string Body;
+  if (Flags & FlagZstd) {
+    unsigned long long Content =
+        ZSTD_getFrameContentSize(Stored.data(), Stored.size());
+    size_t FrameSize = ZSTD_findFrameCompressedSize(Stored.data(),
+                                                    Stored.size());
+    At.Offset = HeaderSize;
+    if (Content != Size || ZSTD_isError(FrameSize))
+      return inputError(At, "the zstd frame is cut or damaged (its content "
+                            "size does not match the header's " +
+                                Twine(Size) + " bytes)");
+    if (FrameSize != Stored.size())
+      return inputError(At, Twine(Stored.size() - FrameSize) +
+                                " bytes after the zstd frame");
+    Body.resize(Size);
+    size_t Got = ZSTD_decompress(Body.data(), Body.size(), Stored.data(),
+                                 Stored.size());
+    if (ZSTD_isError(Got) || Got != Size)
+      return inputError(At, Twine("the zstd frame is damaged: ") +
+                                (ZSTD_isError(Got) ? ZSTD_getErrorName(Got)
+                                                   : "short"));
+  } else {
+    if (Stored.size() != Size) {
+      At.Offset = HeaderSize;
+      return inputError(At, "body of " + Twine(Stored.size()) +
+                                " bytes, the header says " + Twine(Size));
+    }
+    Body = Stored.str();
+  }
+  RawProfileFile F;
+  BodyReader R(Path, Body);
+  if (Error E = readBody(R, F))
+    return std::move(E);
+  return std::move(F);
+}
+
+} // namespace lbr2prof
