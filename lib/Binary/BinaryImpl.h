@@ -13,6 +13,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace lbr2prof {
@@ -32,6 +33,12 @@ public:
   std::string Arch;
   bool IsDyn = false;
   bool HasSymtab = false;
+  /// Where to look for a debug file (open()'s argument), and what the
+  /// lookup found.
+  const DebugFileOptions *DebugOpts = nullptr;
+  std::optional<DebugFileResult> Debug;
+  /// The file the symbols came from (Path, or the debug file).
+  std::string SymbolsPath;
   std::vector<uint8_t> BuildId;
   std::vector<Segment> Segments;
   std::vector<CodeSection> Code;
