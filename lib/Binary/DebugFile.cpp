@@ -301,7 +301,9 @@ Expected<DebugFileResult> Search::run() {
                        Opts.DebugFile, hexOrNone(C->Id), BinaryPath,
                        hexOrNone(Id));
     R.Path = Opts.DebugFile;
-    R.Source = DebugFileSource::Given;
+    R.Source = sys::fs::equivalent(Opts.DebugFile, BinaryPath)
+                   ? DebugFileSource::Binary
+                   : DebugFileSource::Given;
     return std::move(R);
   }
   if (hasDwarf(Binary)) {
