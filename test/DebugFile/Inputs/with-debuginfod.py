@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Runs a command against a local debuginfod server (elfutils' debuginfod).
 
-  with-debuginfod.py --scan DIR --db FILE --buildid HEX --cache DIR -- CMD...
+  with-debuginfod.py --scan DIR --db FILE --buildid-of ELF --cache DIR -- CMD...
 
 Starts `debuginfod -F DIR` on a free port, waits until the server answers
-GET /buildid/HEX/debuginfo (it indexes DIR in the background), then runs
+GET /buildid/HEX/debuginfo (HEX: ELF's build-id, or --buildid HEX; the
+server indexes DIR in the background), then runs
 CMD with DEBUGINFOD_URLS=http://127.0.0.1:PORT and DEBUGINFOD_CACHE_PATH
 set, and stops the server whatever happens. Exits with CMD's status; the
 server's output goes to FILE.log.
@@ -45,11 +46,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scan", required=True)
     ap.add_argument("--db", required=True)
-    ap.add_argument("--buildid", required=True)
+    ap.add_argument("--buildid")
+    ap.add_argument("--buildid-of")
     ap.add_argument("--cache", required=True)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    if not a.buildid:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import importlib
+        a.buildid = importlib.import_module("build-id-dir").build_id(
+            a.buildid_of)
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     if not cmd:
         ap.error("no command")
