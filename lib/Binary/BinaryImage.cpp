@@ -40,7 +40,6 @@ bool BinaryImage::hasSymtab() const { return I->HasSymtab; }
 const DebugFileResult *BinaryImage::debugFile() const {
   return I->Debug ? &*I->Debug : nullptr;
 }
-StringRef BinaryImage::symbolsPath() const { return I->SymbolsPath; }
 
 std::optional<uint64_t> BinaryImage::fileOffsetToAddr(uint64_t Off) const {
   for (const Segment &S : I->Segments)
@@ -227,14 +226,13 @@ static Error readDebugFileSymbols(BinaryImage::Impl &B,
     return makeError("{0}: {1}", Path, toString(Sections.takeError()));
   std::vector<RawFunctionSym> DebugRaws;
   std::vector<LocalSym> DebugLocals;
-  if (Error Err = readSymbols(D->getELFFile(), *Sections, B, DebugRaws,
-                              DebugLocals))
+  if (Error Err =
+          readSymbols(D->getELFFile(), *Sections, B, DebugRaws, DebugLocals))
     return makeError("{0}: {1}", Path, toString(std::move(Err)));
   if (!B.HasSymtab)
     return Error::success();
   Raws = std::move(DebugRaws);
   Locals = std::move(DebugLocals);
-  B.SymbolsPath = Path;
   return Error::success();
 }
 
@@ -432,8 +430,7 @@ static StringRef archOf(uint16_t M, bool Coff) {
 /// The debug file lookup open() makes when asked to (Debug): for a binary
 /// without a .symtab, whose symbols are then read from the debug file, and
 /// for a --debug-file, which is checked against the binary's build-id.
-static Error lookUpDebugFile(const ELF64LEObjectFile &O,
-                             BinaryImage::Impl &B) {
+static Error lookUpDebugFile(const ELF64LEObjectFile &O, BinaryImage::Impl &B) {
   if (!B.DebugOpts)
     return Error::success();
   bool Symtab = false;
@@ -452,7 +449,6 @@ Expected<std::unique_ptr<BinaryImage>>
 BinaryImage::open(StringRef Path, const DebugFileOptions *Debug) {
   auto I = std::make_unique<Impl>();
   I->Path = Path.str();
-  I->SymbolsPath = I->Path;
   I->DebugOpts = Debug;
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);

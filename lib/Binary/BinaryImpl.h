@@ -37,8 +37,6 @@ public:
   /// lookup found.
   const DebugFileOptions *DebugOpts = nullptr;
   std::optional<DebugFileResult> Debug;
-  /// The file the symbols came from (Path, or the debug file).
-  std::string SymbolsPath;
   std::vector<uint8_t> BuildId;
   std::vector<Segment> Segments;
   std::vector<CodeSection> Code;

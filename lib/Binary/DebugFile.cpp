@@ -216,7 +216,8 @@ bool Search::tryBuildIdDirectories() {
   std::string Hex = toHex(Id, /*LowerCase=*/true);
   for (const std::string &D : Dirs) {
     SmallString<256> P(D);
-    sys::path::append(P, ".build-id", Hex.substr(0, 2), Hex.substr(2) + ".debug");
+    sys::path::append(P, ".build-id", Hex.substr(0, 2),
+                      Hex.substr(2) + ".debug");
     if (tryPath(P, std::nullopt))
       return true;
   }
@@ -265,8 +266,8 @@ bool Search::tryDebuginfod() {
   HTTPClient::initialize();
   Expected<std::string> Got = getCachedOrDownloadDebuginfo(Id);
   if (!Got) {
-    R.Searched.push_back(formatv("debuginfod ({0}: {1})", Urls,
-                                 toString(Got.takeError())));
+    R.Searched.push_back(
+        formatv("debuginfod ({0}: {1})", Urls, toString(Got.takeError())));
     return false;
   }
   R.Searched.push_back(formatv("debuginfod ({0})", Urls));

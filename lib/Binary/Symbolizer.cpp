@@ -426,7 +426,8 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
   if (Opts.Found) {
     I->Debug = *Opts.Found;
   } else {
-    Expected<DebugFileResult> D = findDebugFile(*I->Obj, BinaryPath, Opts.Lookup);
+    Expected<DebugFileResult> D =
+        findDebugFile(*I->Obj, BinaryPath, Opts.Lookup);
     if (!D)
       return D.takeError();
     I->Debug = std::move(*D);

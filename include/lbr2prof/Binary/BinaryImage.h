@@ -121,9 +121,6 @@ public:
   bool hasSymtab() const;
   /// The debug file lookup open() made, or null if it made none.
   const DebugFileResult *debugFile() const;
-  /// The file the function symbols were read from: the binary, or its
-  /// debug file.
-  llvm::StringRef symbolsPath() const;
 
   class Impl;
 

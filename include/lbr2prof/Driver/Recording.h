@@ -141,7 +141,7 @@ void noteDebugFile(llvm::StringRef BinaryPath, const DebugFileResult *D,
 /// (Need), where they were looked for, and what to give instead; Else is
 /// added to the advice (", or write ...").
 llvm::Error noSymbolsError(const SelectedBinary &B, llvm::StringRef Need,
-                          llvm::StringRef Else = "");
+                           llvm::StringRef Else = "");
 
 /// Counts every mapping of the binary as its DSO; for a kernel, makes the
 /// DSO's offsets vmlinux file offsets.
