@@ -79,6 +79,10 @@ if have("qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.so.6
     config.available_features.add("aarch64-cross")
 if have("valgrind"):
     config.available_features.add("valgrind")
+# A local debuginfod server (elfutils') serves debug files to lbr2prof's
+# debuginfod client (LLVM's, built in when libcurl was found).
+if config.have_debuginfod and have("debuginfod"):
+    config.available_features.add("debuginfod")
 if have("llvm-bolt"):
     config.available_features.add("llvm-bolt")
 # Headless Chromium renders the HTML report for a screenshot check.

@@ -10,14 +10,18 @@ set -eu
 # and a C compiler for utils/lbr-record's plugin (built on first use from
 # the source tree); llvm-19 (with llvm-19-dev) gives llvm-profdata-19 for
 # the example. Package: dpkg-dev (dpkg-shlibdeps, for cpack -G DEB).
+# libcurl4-openssl-dev: LLVM's debuginfod client (without it lbr2prof is
+# built without debuginfod).
 PKGS="cmake ninja-build pkg-config python3 llvm-19-dev clang-19 libzstd-dev
-libcli11-dev qemu-user make libc6-dev dpkg-dev"
+libcli11-dev qemu-user make libc6-dev dpkg-dev libcurl4-openssl-dev"
 # Tests and benchmarks: GoogleTest; lit and FileCheck (llvm-19-tools);
 # ld.lld-19 and the sanitizer runtimes for test programs; perf, AutoFDO,
 # BOLT, valgrind and hyperfine as judges and baselines; the AArch64 cross
 # sysroot; chromium for the HTML report's screenshot; man-db and bash for
-# the package test; gcc-12 and g++-12, the judges of the .afdo output.
-TEST_PKGS="libgtest-dev llvm-19-tools lld-19 bolt-19 libclang-rt-19-dev gcc-12 g++-12
+# the package test; gcc-12 and g++-12, the judges of the .afdo output;
+# debuginfod, elfutils' server, which serves the debug files of
+# test/DebugFile.
+TEST_PKGS="libgtest-dev llvm-19-tools lld-19 bolt-19 libclang-rt-19-dev gcc-12 g++-12 debuginfod
 linux-perf autofdo valgrind hyperfine zstd file binutils
 libc6-dev-arm64-cross libgcc-12-dev-arm64-cross chromium man-db bash"
 case "${1:-}" in

@@ -8,6 +8,8 @@
 // one function; the first global name is the primary. A symbol with size 0
 // (hand-written assembly) extends to the next symbol or its section's end.
 // `foo.cold`, `foo.cold.N`, `foo.part.N` are fragments whose parent is `foo`.
+// A stripped ELF binary's functions come from its debug file's .symtab
+// (DebugFile.h), which objcopy --only-keep-debug keeps whole.
 //
 //===----------------------------------------------------------------------===//
 #include "BinaryImpl.h"
@@ -35,6 +37,9 @@ StringRef BinaryImage::arch() const { return I->Arch; }
 ArrayRef<Segment> BinaryImage::segments() const { return I->Segments; }
 ArrayRef<FunctionSym> BinaryImage::functions() const { return I->Functions; }
 bool BinaryImage::hasSymtab() const { return I->HasSymtab; }
+const DebugFileResult *BinaryImage::debugFile() const {
+  return I->Debug ? &*I->Debug : nullptr;
+}
 
 std::optional<uint64_t> BinaryImage::fileOffsetToAddr(uint64_t Off) const {
   for (const Segment &S : I->Segments)
@@ -191,6 +196,46 @@ readSymbols(const ELFFile<ELFT> &E, ArrayRef<typename ELFT::Shdr> Sections,
   return Error::success();
 }
 
+/// The symbols of a stripped binary (no .symtab) from the separate debug
+/// file open() found, if that file has a .symtab: they replace the .dynsym
+/// ones in Raws and Locals. Its sections are NOBITS; B.Code stays the
+/// binary's, so the symbols are filtered against the binary's code.
+template <class ELFT>
+static Error readDebugFileSymbols(BinaryImage::Impl &B,
+                                  std::vector<RawFunctionSym> &Raws,
+                                  std::vector<LocalSym> &Locals) {
+  if (B.HasSymtab || !B.Debug || !B.Debug->separate())
+    return Error::success();
+  const std::string &Path = B.Debug->Path;
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return makeError("{0}: cannot open debug file: {1}", Path,
+                     Buf.getError().message());
+  auto Obj = ObjectFile::createObjectFile((*Buf)->getMemBufferRef());
+  if (!Obj)
+    return makeError("{0}: not an object file: {1}", Path,
+                     toString(Obj.takeError()));
+  auto *D = dyn_cast<ELFObjectFile<ELFT>>(Obj->get());
+  if (!D)
+    return makeError("{0}: not an ELF file of the binary's class and byte "
+                     "order",
+                     Path);
+  auto Sections = D->getELFFile().sections();
+  if (!Sections)
+    return makeError("{0}: {1}", Path, toString(Sections.takeError()));
+  std::vector<RawFunctionSym> DebugRaws;
+  std::vector<LocalSym> DebugLocals;
+  if (Error Err =
+          readSymbols(D->getELFFile(), *Sections, B, DebugRaws, DebugLocals))
+    return makeError("{0}: {1}", Path, toString(std::move(Err)));
+  if (!B.HasSymtab)
+    return Error::success();
+  Raws = std::move(DebugRaws);
+  Locals = std::move(DebugLocals);
+  return Error::success();
+}
+
 /// One FunctionSym per start address into Functions (sorted by start):
 /// symbols at one address are aliases, and the first global (else the
 /// first in table order) names the function.
@@ -295,6 +340,8 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
   std::vector<LocalSym> Locals;
   if (Error Err = readSymbols(E, *Sections, B, Raws, Locals))
     return Err;
+  if (Error Err = readDebugFileSymbols<ELFT>(B, Raws, Locals))
+    return Err;
   mergeAliases(Raws, B.Functions);
   addPltFunctions(E, *Sections, B);
   clipFunctionEnds(B.Code, B.Functions);
@@ -381,9 +428,29 @@ static StringRef archOf(uint16_t M, bool Coff) {
   return "";
 }
 
-Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
+/// The debug file lookup open() makes when asked to (Debug): for a binary
+/// without a .symtab, whose symbols are then read from the debug file, and
+/// for a --debug-file, which is checked against the binary's build-id.
+static Error lookUpDebugFile(const ELF64LEObjectFile &O, BinaryImage::Impl &B) {
+  if (!B.DebugOpts)
+    return Error::success();
+  bool Symtab = false;
+  for (const ELFSectionRef S : O.sections())
+    Symtab |= S.getType() == ELF::SHT_SYMTAB;
+  if (Symtab && B.DebugOpts->DebugFile.empty())
+    return Error::success();
+  Expected<DebugFileResult> D = findDebugFile(O, B.Path, *B.DebugOpts);
+  if (!D)
+    return D.takeError();
+  B.Debug = std::move(*D);
+  return Error::success();
+}
+
+Expected<std::unique_ptr<BinaryImage>>
+BinaryImage::open(StringRef Path, const DebugFileOptions *Debug) {
   auto I = std::make_unique<Impl>();
   I->Path = Path.str();
+  I->DebugOpts = Debug;
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)
@@ -403,6 +470,8 @@ Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
       return makeError("{0}: unsupported ELF machine {1} (expected x86-64 or "
                        "AArch64)",
                        Path, M);
+    if (Error Err = lookUpDebugFile(*O, *I))
+      return std::move(Err);
     E = readElf(*O, *I);
   } else if (auto *C = dyn_cast<COFFObjectFile>(I->Obj.get())) {
     uint16_t M = C->getMachine();
@@ -425,6 +494,7 @@ Expected<std::unique_ptr<BinaryImage>> BinaryImage::open(StringRef Path) {
     return makeError("{0}: malformed {1}: {2}", Path,
                      isa<COFFObjectFile>(I->Obj.get()) ? "PE/COFF" : "ELF",
                      toString(std::move(E)));
+  I->DebugOpts = nullptr; // the caller's; not kept past open()
   I->Decoded.reset(new Impl::Slot[I->Functions.size()]);
   return std::unique_ptr<BinaryImage>(new BinaryImage(std::move(I)));
 }

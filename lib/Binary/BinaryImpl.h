@@ -14,6 +14,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace lbr2prof {
@@ -33,6 +34,10 @@ public:
   std::string Arch;
   bool IsDyn = false;
   bool HasSymtab = false;
+  /// Where to look for a debug file (open()'s argument), and what the
+  /// lookup found.
+  const DebugFileOptions *DebugOpts = nullptr;
+  std::optional<DebugFileResult> Debug;
   std::vector<uint8_t> BuildId;
   std::vector<Segment> Segments;
   std::vector<CodeSection> Code;

@@ -71,6 +71,7 @@ namespace lbr2prof {
 class Symbolizer::Impl {
 public:
   std::string Path;
+  DebugFileResult Debug;
   std::unique_ptr<MemoryBuffer> Buffer;
   std::unique_ptr<ObjectFile> Obj;
   std::unique_ptr<DWARFContext> Ctx;
@@ -307,21 +308,9 @@ Symbolizer::Symbolizer(std::unique_ptr<Impl> I) : I(std::move(I)) {}
 Symbolizer::~Symbolizer() = default;
 bool Symbolizer::hasDebugInfo() const { return I->HasDebug; }
 StringRef Symbolizer::debugPath() const { return I->Path; }
+const DebugFileResult &Symbolizer::debugFile() const { return I->Debug; }
 ArrayRef<std::string> Symbolizer::warnings() const { return I->Warnings; }
 uint64_t Symbolizer::warningCount() const { return I->WarningCount; }
-
-static bool objectHasDebugInfo(const ObjectFile &O) {
-  for (const SectionRef &S : O.sections()) {
-    Expected<StringRef> N = S.getName();
-    if (!N) {
-      consumeError(N.takeError());
-      continue;
-    }
-    if (*N == ".debug_info" || *N == ".zdebug_info")
-      return true;
-  }
-  return false;
-}
 
 /// LLVM's ELF object layer calls report_fatal_error, which aborts (or
 /// divides by zero), when DWARFContext walks a relocation section whose
@@ -432,21 +421,20 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
     I->Path = P.str();
     return Error::success();
   };
-  if (!Opts.DebugFile.empty()) {
-    if (Error E = openObj(Opts.DebugFile))
-      return std::move(E);
+  if (Error E = openObj(BinaryPath))
+    return std::move(E);
+  if (Opts.Found) {
+    I->Debug = *Opts.Found;
   } else {
-    if (Error E = openObj(BinaryPath))
-      return std::move(E);
-    if (!objectHasDebugInfo(*I->Obj) && BuildId.size() > 1) {
-      std::string Hex = toHex(BuildId, /*LowerCase=*/true);
-      std::string P = "/usr/lib/debug/.build-id/" + Hex.substr(0, 2) + "/" +
-                      Hex.substr(2) + ".debug";
-      if (sys::fs::exists(P))
-        if (Error E = openObj(P))
-          return std::move(E);
-    }
+    Expected<DebugFileResult> D =
+        findDebugFile(*I->Obj, BinaryPath, Opts.Lookup);
+    if (!D)
+      return D.takeError();
+    I->Debug = std::move(*D);
   }
+  if (I->Debug.separate())
+    if (Error E = openObj(I->Debug.Path))
+      return std::move(E);
   if (auto *O = dyn_cast<ELF64LEObjectFile>(I->Obj.get()))
     if (Error E = joinErrors(checkRelocations(*O), checkCompressedSections(*O)))
       return makeError("{0}: malformed debug info: {1}", I->Path,
@@ -455,7 +443,7 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
   I->Isolate = Opts.Isolate;
   I->GccDiscriminators = Opts.GccDiscriminators;
   if (I->Isolate)
-    I->HasDebug = objectHasDebugInfo(*I->Obj);
+    I->HasDebug = hasDwarf(*I->Obj);
   else
     I->HasDebug = I->context().getNumCompileUnits() > 0;
   return std::unique_ptr<Symbolizer>(new Symbolizer(std::move(I)));

@@ -107,6 +107,11 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
       return makeError("--dump={0} is for one binary: give --binary instead "
                        "of --all-binaries",
                        Opts.Dump);
+    if (!Opts.DebugFile.empty())
+      return makeError("--debug-file is for one binary: give --binary "
+                       "instead of --all-binaries (which finds each "
+                       "binary's debug file by build-id and .gnu_debuglink, "
+                       "under --debug-file-directory)");
   }
   // --all-binaries' -o is a directory: the format is --format's, or else
   // the default profile's (-o app.prof).
@@ -157,7 +162,8 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
        "outputs about one binary (a raw profile holds every mapped file)"},
       {!Opts.Dump.empty() && Opts.Dump != "raw" && Opts.Dump != "dsos",
        "--dump", !Raw, "outputs about one binary (raw and dsos apply)"},
-      {!Opts.DebugFile.empty(), "--debug-file", Sample, "sample profiles"},
+      {!Opts.DebugFile.empty(), "--debug-file", !Raw,
+       "outputs about one binary (a raw profile needs no binary)"},
       {!Opts.DwpFile.empty(), "--dwp", Sample, "sample profiles"},
       {Opts.UseDwarfCorrelation, "--use-dwarf-correlation", Sample,
        "sample profiles"},
@@ -256,12 +262,21 @@ void addDwarfWarnings(const Symbolizer &Sym, Diagnostics &Diags) {
                           Sym.warningCount() - std::min(W.size(), Shown)));
 }
 
+/// Where the binary's debug file is looked for (DebugFile.h).
+static DebugFileOptions debugFileOptions(const GenerateOptions &Opts) {
+  DebugFileOptions D;
+  D.DebugFile = Opts.DebugFile;
+  D.Directories = Opts.DebugFileDirectories;
+  D.IgnoreBuildId = Opts.IgnoreBuildId;
+  return D;
+}
+
 Error writeFdataOutput(const Run &R) {
   if (R.image().functions().empty())
-    return makeError("{0}: no function symbols (a stripped binary?): fdata "
-                     "names functions; give the unstripped binary, or write "
-                     "pre-aggregated output (-o x.preagg), which needs none",
-                     R.Bin.Path);
+    return noSymbolsError(R.Bin, "fdata names functions",
+                          ", or write pre-aggregated output (-o x.preagg), "
+                          "which needs none");
+  noteDebugFile(R.Bin.Path, R.image().debugFile(), R.Diags);
   if (!R.Opts.NoLbr && R.raw().Branches.empty())
     return R.noBranches(", or use --no-lbr for an IP-sample profile");
   Expected<std::unique_ptr<AtomicOutputFile>> F =
@@ -388,18 +403,25 @@ Error writeProbeProfile(const Run &R, const PseudoProbes &Probes) {
 /// A line-based profile (DWARF), with or without contexts.
 Error writeLineProfile(const Run &R, bool WithContexts) {
   SymbolizerOptions SO;
-  SO.DebugFile = R.Opts.DebugFile;
+  SO.Lookup = debugFileOptions(R.Opts);
+  if (const DebugFileResult *D = R.image().debugFile())
+    SO.Found = *D;
   SO.DwpFile = R.Opts.DwpFile;
   SO.GccDiscriminators = R.Format == OutputFormat::Gcov;
   Expected<std::unique_ptr<Symbolizer>> Sym =
       Symbolizer::create(R.Bin.Path, R.image().buildId(), SO);
   if (!Sym)
     return Sym.takeError();
+  noteDebugFile(R.Bin.Path, &(*Sym)->debugFile(), R.Diags);
   auto noDebug = [&] {
+    const DebugFileResult &D = (*Sym)->debugFile();
+    std::string Searched;
+    if (D.Source == DebugFileSource::None)
+      Searched = " (" + D.searchSummary() + ")";
     return makeError("{0}: no debug info (DWARF): a sample profile needs "
-                     "line numbers; build with -g, or give --debug-file; "
+                     "line numbers; build with -g, or give --debug-file{1}; "
                      "fdata output (-o x.fdata) works without it",
-                     (*Sym)->debugPath());
+                     (*Sym)->debugPath(), Searched);
   };
   // DWARF for these addresses (looked up in child processes).
   auto symbolize = [&](ArrayRef<uint64_t> Addrs) -> Error {
@@ -430,10 +452,7 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
   // one.
   const SampleProfileStats &SS = SP.Stats;
   if (SS.Instructions == 0 && R.image().functions().empty())
-    return makeError("{0}: no function symbols (a stripped binary?): a "
-                     "sample profile needs them, and they are read from the "
-                     "binary only; give the unstripped binary",
-                     R.Bin.Path);
+    return noSymbolsError(R.Bin, "a sample profile needs them");
   if (SS.Instructions == 0)
     return makeError("{0}: no executed instruction in {1}: the branch stacks "
                      "give no fall-through range in it (each needs two "
@@ -464,10 +483,16 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
 Error writeSampleProfileOutput(const Run &R) {
   if (R.raw().Branches.empty())
     return R.noBranches("");
+  noteDebugFile(R.Bin.Path, R.image().debugFile(), R.Diags);
   PseudoProbes Probes;
   if (!R.Opts.UseDwarfCorrelation) {
     Expected<PseudoProbes> PR =
         readPseudoProbes(R.Bin.Path, R.image().functions());
+    // strip --strip-all drops the probe sections (not allocated); the
+    // debug file keeps them, at the same addresses.
+    const DebugFileResult *D = R.image().debugFile();
+    if (PR && !PR->present() && D && D->separate())
+      PR = readPseudoProbes(D->Path, R.image().functions());
     if (!PR)
       return PR.takeError();
     Probes = std::move(*PR);
@@ -511,6 +536,7 @@ BinaryOptions binaryOptions(const GenerateOptions &Opts) {
   BO.Kernel = Opts.Kernel;
   BO.BinaryDir = Opts.BinaryDir;
   BO.Sysroot = Opts.Sysroot;
+  BO.Debug = debugFileOptions(Opts);
   return BO;
 }
 
@@ -672,12 +698,14 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   // context-sensitive profile, as llvm-profgen's hybrid samples do. The
   // unwinding needs the binary's calls and returns while reading, so the
   // binary must be known up front (--binary).
+  DebugFileOptions Debug = debugFileOptions(Opts);
   std::unique_ptr<BinaryImage> OracleImage;
   std::unique_ptr<BinaryTransferOracle> Oracle;
   if (isSampleProfile(*Format) && *Format != OutputFormat::Gcov &&
       !dumpOnly(Opts) && !Opts.IgnoreStackSamples && !Opts.Binary.empty() &&
       !Opts.Kernel) {
-    Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Opts.Binary);
+    Expected<std::unique_ptr<BinaryImage>> I =
+        BinaryImage::open(Opts.Binary, &Debug);
     if (!I)
       return I.takeError();
     OracleImage = std::move(*I);

@@ -438,7 +438,8 @@ Expected<SelectedBinary> selectBinary(const Recording &Rec,
   if (Known) {
     B.Image = Known;
   } else {
-    Expected<std::unique_ptr<BinaryImage>> Img = BinaryImage::open(B.Path);
+    Expected<std::unique_ptr<BinaryImage>> Img =
+        BinaryImage::open(B.Path, &Opts.Debug);
     if (!Img) {
       if (!Opts.Binary.empty())
         return Img.takeError();
@@ -569,6 +570,38 @@ std::string describeChoice(const SelectedBinary &B, const RawProfile &Raw,
     Msg += formatv("; next: {0} {1}", Dsos[Next].Path,
                    Raw.SamplesPerDso.lookup(Next));
   return Msg + "; give --binary to choose another";
+}
+
+void noteDebugFile(StringRef BinaryPath, const DebugFileResult *D,
+                   Diagnostics &Diags) {
+  if (!D)
+    return;
+  if (D->separate())
+    Diags.note(formatv("{0}: debug file {1} ({2})", BinaryPath, D->Path,
+                       D->how()));
+  if (!D->Skipped.empty())
+    Diags.warning(formatv("{0}: skipped debug files of another build: {1}",
+                          BinaryPath, join(D->Skipped, ", ")));
+}
+
+Error noSymbolsError(const SelectedBinary &B, StringRef Need, StringRef Else) {
+  const DebugFileResult *D = B.image().debugFile();
+  std::string Where;
+  if (!D)
+    Where = "the binary has no .symtab (stripped?)";
+  else if (D->separate())
+    Where = formatv("neither the binary nor its debug file {0} ({1}) has a "
+                    ".symtab",
+                    D->Path, D->how())
+                .str();
+  else if (D->Source == DebugFileSource::Binary)
+    Where = "the binary has DWARF but no .symtab";
+  else
+    Where = "the binary has no .symtab (stripped) and no debug file: " +
+            D->searchSummary();
+  return makeError("{0}: no function symbols: {1}; {2}; give its debug file "
+                   "(--debug-file FILE) or the unstripped binary{3}",
+                   B.Path, Need, Where, Else);
 }
 
 Error foldMappings(RawProfile &Raw, const SelectedBinary &B,

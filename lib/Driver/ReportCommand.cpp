@@ -49,6 +49,9 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   BO.IgnoreBuildId = Opts.IgnoreBuildId;
   BO.BinaryDir = Opts.BinaryDir;
   BO.Sysroot = Opts.Sysroot;
+  BO.Debug.DebugFile = Opts.DebugFile;
+  BO.Debug.Directories = Opts.DebugFileDirectories;
+  BO.Debug.IgnoreBuildId = Opts.IgnoreBuildId;
   Expected<SelectedBinary> Bin =
       selectBinary(*Rec, Raw, Agg.maps(), BO, nullptr);
   if (!Bin)
@@ -57,18 +60,22 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
     Diags.note(describeChoice(*Bin, Raw, Agg.maps()));
   const BinaryImage &Image = Bin->image();
   if (Image.functions().empty())
-    return makeError("{0}: no function symbols (a stripped binary?): the "
-                     "report needs them to tell branch kinds and names",
-                     Bin->Path);
+    return noSymbolsError(*Bin, "the report needs them to tell branch kinds "
+                                "and names");
   // Every mapping of the binary counts: the collector's keys name them all.
   std::vector<bool> InBinary(Agg.maps().dsos().size());
   for (int D : Bin->Mappings)
     InBinary[D] = true;
   std::unique_ptr<Symbolizer> Sym;
+  SymbolizerOptions SO;
+  SO.Lookup = BO.Debug;
+  if (const DebugFileResult *Found = Image.debugFile())
+    SO.Found = *Found;
   Expected<std::unique_ptr<Symbolizer>> S =
-      Symbolizer::create(Bin->Path, Image.buildId(), SymbolizerOptions());
+      Symbolizer::create(Bin->Path, Image.buildId(), SO);
   if (!S)
     return S.takeError();
+  noteDebugFile(Bin->Path, &(*S)->debugFile(), Diags);
   if ((*S)->hasDebugInfo())
     Sym = std::move(*S);
 

@@ -202,8 +202,17 @@ int main(int argc, char **argv) {
                  "cover every mapped file and stop there")
       ->check(CLI::IsMember({"raw", "cfg", "probes", "dsos"}));
   App.add_option("--debug-file", Gen.DebugFile,
-                 "Sample profiles: read DWARF from this file (e.g. a .debug "
-                 "file split from a stripped binary)");
+                 "The binary's debug file (objcopy --only-keep-debug): DWARF "
+                 "and, for a stripped binary, its symbols; its build-id must "
+                 "be the binary's (default: the binary, then DIR/.build-id/"
+                 "xx/yyyy.debug, then .gnu_debuglink beside the binary, in "
+                 ".debug/ and in DIR/<binary's directory>, then debuginfod "
+                 "when DEBUGINFOD_URLS is set)");
+  App.add_option("--debug-file-directory", Gen.DebugFileDirectories,
+                 "Search debug files by build-id and .gnu_debuglink under "
+                 "DIR instead of /usr/lib/debug (as gdb's "
+                 "debug-file-directory; repeat it or join with ':')")
+      ->type_name("DIR");
   App.add_option("--dwp", Gen.DwpFile,
                  "Sample profiles: a .dwp package for split DWARF");
   App.add_flag("--use-dwarf-correlation", Gen.UseDwarfCorrelation,
@@ -287,6 +296,14 @@ int main(int argc, char **argv) {
   ReportCmd->add_flag("--ignore-build-id", Rep.IgnoreBuildId,
                       "Use the binary even if its build-id differs from the "
                       "recorded one");
+  ReportCmd->add_option("--debug-file", Rep.DebugFile,
+                        "The binary's debug file: file:line and, for a "
+                        "stripped binary, its symbols (default: searched as "
+                        "for profiles)");
+  ReportCmd
+      ->add_option("--debug-file-directory", Rep.DebugFileDirectories,
+                   "Search debug files under DIR instead of /usr/lib/debug")
+      ->type_name("DIR");
   ReportCmd->add_option("--top", Rep.Top, "Rows per table (default 20)");
   ReportCmd
       ->add_option("--sort", SortName,

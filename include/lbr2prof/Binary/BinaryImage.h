@@ -4,15 +4,17 @@
 // its build-id, its loadable segments (to turn file offsets from MMAP2
 // records into link-time addresses), its functions from the ELF symbol
 // tables (bounds, aliases, local symbols with their source file, .cold and
-// .part fragments linked to their parent, PLT stubs named foo@PLT), and, on
-// demand per function, its instructions with their sizes and branch kinds.
-// Knows nothing of perf.
+// .part fragments linked to their parent, PLT stubs named foo@PLT; from the
+// separate debug file's .symtab when the binary is stripped), and, on demand
+// per function, its instructions with their sizes and branch kinds. Knows
+// nothing of perf.
 // All addresses here are binary (link-time) addresses.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_BINARY_BINARYIMAGE_H
 #define LBR2PROF_BINARY_BINARYIMAGE_H
 
+#include "lbr2prof/Binary/DebugFile.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -91,8 +93,14 @@ struct Inst {
 
 class BinaryImage {
 public:
-  /// Opens an ELF file (x86-64 or AArch64).
-  static llvm::Expected<std::unique_ptr<BinaryImage>> open(llvm::StringRef Path);
+  /// Opens an ELF file (x86-64 or AArch64). With Debug, an ELF binary
+  /// without a .symtab (stripped), or one given a --debug-file, has its
+  /// debug file looked up (findDebugFile), and the functions come from that
+  /// file's .symtab: the same symbols at the same addresses (only symbols,
+  /// never code, come from it). A --debug-file of another build is an
+  /// error.
+  static llvm::Expected<std::unique_ptr<BinaryImage>>
+  open(llvm::StringRef Path, const DebugFileOptions *Debug = nullptr);
   ~BinaryImage();
 
   const std::string &path() const;
@@ -116,8 +124,11 @@ public:
   /// Decodes the given functions on Threads threads.
   void decodeFunctions(llvm::ArrayRef<unsigned> FuncIndices,
                        unsigned Threads) const;
-  /// True if the binary has a .symtab (not stripped).
+  /// True if the binary has a .symtab (not stripped), or its debug file
+  /// gave one.
   bool hasSymtab() const;
+  /// The debug file lookup open() made, or null if it made none.
+  const DebugFileResult *debugFile() const;
 
   class Impl;
 

@@ -18,11 +18,13 @@
 #ifndef LBR2PROF_BINARY_SYMBOLIZER_H
 #define LBR2PROF_BINARY_SYMBOLIZER_H
 
+#include "lbr2prof/Binary/DebugFile.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,8 +56,12 @@ struct SourceLine {
 };
 
 struct SymbolizerOptions {
-  /// DWARF from this file instead of the binary (e.g. a .debug file).
-  std::string DebugFile;
+  /// Where the DWARF is looked for (findDebugFile): --debug-file, the
+  /// binary, the build-id directories, .gnu_debuglink, debuginfod.
+  DebugFileOptions Lookup;
+  /// A lookup already made for this binary (BinaryImage::debugFile()):
+  /// used as it is when it found a file, instead of searching again.
+  std::optional<DebugFileResult> Found;
   /// A .dwp package for split DWARF.
   std::string DwpFile;
   /// Parse DWARF only in child processes (prefetch()); false parses it in
@@ -69,9 +75,9 @@ struct SymbolizerOptions {
 
 class Symbolizer {
 public:
-  /// Opens the binary's debug info: DebugFile if given, else the binary, or
-  /// the file /usr/lib/debug/.build-id/xx/yyyy.debug of its build-id when the
-  /// binary itself has none.
+  /// Opens the binary's debug info: Opts.Found if it names a file, else the
+  /// file findDebugFile finds with Opts.Lookup, else the binary (which then
+  /// has no DWARF). BuildId is unused: the lookup reads the binary's own.
   static llvm::Expected<std::unique_ptr<Symbolizer>>
   create(llvm::StringRef BinaryPath, llvm::ArrayRef<uint8_t> BuildId,
          const SymbolizerOptions &Opts);
@@ -82,6 +88,8 @@ public:
   bool hasDebugInfo() const;
   /// The file the DWARF came from.
   llvm::StringRef debugPath() const;
+  /// How that file was found, and where else was looked.
+  const DebugFileResult &debugFile() const;
   /// Symbolizes Addrs (in any order, repeats allowed) ahead of frames(),
   /// in up to Jobs child processes when isolated. Fails if a child crashed
   /// or its answer was cut short.

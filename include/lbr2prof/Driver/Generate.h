@@ -61,8 +61,12 @@ struct GenerateOptions {
   /// "raw" or "cfg": also print that stage's text form to stdout.
   std::string Dump;
   unsigned Threads = 0;
-  /// Sample profiles: DWARF from this file / this .dwp.
+  /// The binary's debug file (its DWARF, and its symbols when it is
+  /// stripped; every output), and a .dwp (sample profiles).
   std::string DebugFile, DwpFile;
+  /// Where debug files are searched by build-id and .gnu_debuglink (gdb's
+  /// debug-file-directory); empty: /usr/lib/debug.
+  std::vector<std::string> DebugFileDirectories;
   /// Sample profiles: MD5 names (extbinary).
   bool UseMD5 = false;
   /// Build a line-based profile even from samples with call stacks (which

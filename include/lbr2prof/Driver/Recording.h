@@ -95,6 +95,9 @@ struct BinaryOptions {
   /// recorded paths are under (--sysroot).
   std::string BinaryDir;
   std::string Sysroot;
+  /// Where the binary's debug file is looked for: its functions come from
+  /// there when it is stripped (BinaryImage::open).
+  DebugFileOptions Debug;
 };
 
 /// Where to open a mapped file of the recording (its recorded path and
@@ -138,6 +141,18 @@ SampleShare sampleShare(const RawProfile &Raw, llvm::ArrayRef<int> Mappings);
 /// (58.3%); next: OTHER 113; give --binary to choose another".
 std::string describeChoice(const SelectedBinary &B, const RawProfile &Raw,
                            const ProcessMaps &Maps);
+
+/// Says which separate debug file a binary's symbols or DWARF came from (a
+/// note, given once per run), and which candidates of another build the
+/// search skipped (a warning). D may be null (no lookup was made).
+void noteDebugFile(llvm::StringRef BinaryPath, const DebugFileResult *D,
+                   Diagnostics &Diags);
+
+/// The error for a binary without function symbols: what needs them
+/// (Need), where they were looked for, and what to give instead; Else is
+/// added to the advice (", or write ...").
+llvm::Error noSymbolsError(const SelectedBinary &B, llvm::StringRef Need,
+                           llvm::StringRef Else = "");
 
 /// Counts every mapping of the binary as its DSO; for a kernel, makes the
 /// DSO's offsets vmlinux file offsets.

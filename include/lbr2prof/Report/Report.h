@@ -34,6 +34,11 @@ struct ReportOptions {
   std::string BinaryDir, Sysroot;
   std::vector<uint32_t> Pids;
   bool IgnoreBuildId = false;
+  /// The binary's debug file (file:line, and symbols when it is stripped),
+  /// and where debug files are searched (DebugFile.h); empty: the search's
+  /// defaults.
+  std::string DebugFile;
+  std::vector<std::string> DebugFileDirectories;
   /// Rows per table.
   unsigned Top = 20;
   ReportSort Sort = ReportSort::Count;
