@@ -217,9 +217,17 @@ Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
   }
   W.OS.flush();
 
+  // With zstd's content checksum, a damaged body is found when it is
+  // read, not taken for other counts.
   std::string Frame(ZSTD_compressBound(W.Body.size()), '\0');
-  size_t Z = ZSTD_compress(Frame.data(), Frame.size(), W.Body.data(),
-                           W.Body.size(), ZstdLevel);
+  ZSTD_CCtx *C = ZSTD_createCCtx();
+  if (!C)
+    return makeError("{0}: zstd: out of memory", Path);
+  ZSTD_CCtx_setParameter(C, ZSTD_c_compressionLevel, ZstdLevel);
+  ZSTD_CCtx_setParameter(C, ZSTD_c_checksumFlag, 1);
+  size_t Z = ZSTD_compress2(C, Frame.data(), Frame.size(), W.Body.data(),
+                            W.Body.size());
+  ZSTD_freeCCtx(C);
   if (ZSTD_isError(Z))
     return makeError("{0}: zstd: {1}", Path, ZSTD_getErrorName(Z));
   Frame.resize(Z);

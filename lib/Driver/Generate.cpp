@@ -272,7 +272,7 @@ static DebugFileOptions debugFileOptions(const GenerateOptions &Opts) {
 }
 
 Error writeFdataOutput(const Run &R) {
-  if (R.image().functions().empty())
+  if (!hasFunctionSymbols(R.image()))
     return noSymbolsError(R.Bin, "fdata names functions",
                           ", or write pre-aggregated output (-o x.preagg), "
                           "which needs none");
@@ -451,7 +451,7 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
   // profile would change nothing in clang, so say so instead of writing
   // one.
   const SampleProfileStats &SS = SP.Stats;
-  if (SS.Instructions == 0 && R.image().functions().empty())
+  if (SS.Instructions == 0 && !hasFunctionSymbols(R.image()))
     return noSymbolsError(R.Bin, "a sample profile needs them");
   if (SS.Instructions == 0)
     return makeError("{0}: no executed instruction in {1}: the branch stacks "

@@ -17,6 +17,12 @@ static Error validate(const ReportOptions &Opts) {
                      MaxPathLength);
   if (Opts.Top == 0)
     return makeError("--top 0: give at least 1 row");
+  for (const std::string &In : Opts.Inputs)
+    if (In != "-" && isRawProfileFile(In))
+      return makeError("{0}: a raw profile holds counts, not the samples the "
+                       "report reads (block latency, paths): give the "
+                       "recordings",
+                       In);
   // The text report goes to standard output: the page cannot go there too.
   if (!Opts.HtmlOutput.empty() && isStandardOutput(Opts.HtmlOutput))
     return makeError("{0}: the HTML page and the text report would both go "
@@ -59,7 +65,7 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   if (Opts.Binary.empty())
     Diags.note(describeChoice(*Bin, Raw, Agg.maps()));
   const BinaryImage &Image = Bin->image();
-  if (Image.functions().empty())
+  if (!hasFunctionSymbols(Image))
     return noSymbolsError(*Bin, "the report needs them to tell branch kinds "
                                 "and names");
   // Every mapping of the binary counts: the collector's keys name them all.

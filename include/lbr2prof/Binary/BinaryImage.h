@@ -146,6 +146,15 @@ inline unsigned functionFamily(const BinaryImage &Image, unsigned F) {
 /// Index in Insts of the instruction starting at Addr, or -1.
 int instIndexAt(llvm::ArrayRef<Inst> Insts, uint64_t Addr);
 
+/// True if the image has function symbols of its own: PLT stubs, named
+/// from .rela.plt even in a stripped binary, do not count.
+inline bool hasFunctionSymbols(const BinaryImage &Image) {
+  for (const FunctionSym &F : Image.functions())
+    if (!F.Plt)
+      return true;
+  return false;
+}
+
 } // namespace lbr2prof
 
 #endif
