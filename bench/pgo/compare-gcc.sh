@@ -26,7 +26,9 @@
 # corpus_table.py then writes result.txt and result.csv: estimates and
 # shares of instrumented PGO's gain per recording (names r1-lbr2prof, ...).
 # Environment: LBR2PROF (default build/bin/lbr2prof; give a copy so that
-# rebuilds do not change it mid-run), LBR2PROF_BENCH_DIR.
+# rebuilds do not change it mid-run), LBR2PROF_NAME (the name of its
+# profile, builds and measurements, default lbr2prof: another name adds a
+# second lbr2prof beside the first), LBR2PROF_BENCH_DIR.
 set -eu
 USAGE="usage: compare-gcc.sh sqlite|gawk|lua|bzip2|jq [-n RECORDINGS] [--time [-r ROUNDS]] [--fresh]"
 . "$(dirname "$0")/common.sh"
@@ -37,6 +39,7 @@ case "$PROG" in sqlite|gawk|lua|bzip2|jq) ;; *) echo "$USAGE" >&2; exit 2 ;; esa
 workload "$PROG"
 [ -d "$W/src/$PROG" ] && [ -d "$W/data/eval" ] || sh "$HERE/setup.sh"
 LBR2PROF=${LBR2PROF:-$ROOT/build/bin/lbr2prof}
+K=${LBR2PROF_NAME:-lbr2prof}
 O=$W/$PROG-gcc
 [ $FRESH = 1 ] && rm -rf "$O"
 mkdir -p "$O/bin" "$O/cg"
@@ -123,16 +126,16 @@ while [ "$r" -le "$NREC" ]; do
     grep 'lbr-record:' record.log
   fi
   step "recording $r: profiles and builds"
-  if [ ! -s lbr2prof.afdo ]; then
-    "$LBR2PROF" o2.data --binary "$O/bin/o2" --stats -o lbr2prof.tmp.afdo \
-      > lbr2prof.gen.log 2>&1 && mv lbr2prof.tmp.afdo lbr2prof.afdo ||
-      echo "lbr2prof: no profile: $(head -n 1 lbr2prof.gen.log)"
+  if [ ! -s $K.afdo ]; then
+    "$LBR2PROF" o2.data --binary "$O/bin/o2" --stats -o $K.tmp.afdo \
+      > $K.gen.log 2>&1 && mv $K.tmp.afdo $K.afdo ||
+      echo "$K: no profile: $(head -n 1 $K.gen.log)"
   fi
   NAMES=""
-  if [ -s lbr2prof.afdo ]; then
-    (cd "$O" && gccbuild "$R/bin/lbr2prof" "" "-fauto-profile=$R/lbr2prof.afdo")
-    (cd "$O" && said lbr2prof "$R/bin/lbr2prof.log")
-    NAMES="r$r-lbr2prof=rec$r/bin/lbr2prof"
+  if [ -s $K.afdo ]; then
+    (cd "$O" && gccbuild "$R/bin/$K" "" "-fauto-profile=$R/$K.afdo")
+    (cd "$O" && said $K "$R/bin/$K.log")
+    NAMES="r$r-$K=rec$r/bin/$K"
   fi
   if [ ! -e create_gcov.tried ]; then
     create_gcov --binary="$O/bin/o2" --profile=o2.data --gcov=create_gcov.afdo \
@@ -160,7 +163,7 @@ if [ $TIME = 1 ]; then
   step "wall time: o2, o2-again, instr and recording 1's builds ($ROUNDS rounds)"
   cp bin/o2 bin/o2-again
   N1="o2=$O/bin/o2 o2-again=$O/bin/o2-again instr=$O/bin/instr"
-  for b in rec1/bin/lbr2prof rec1/bin/create_gcov; do
+  for b in rec1/bin/$K rec1/bin/create_gcov; do
     [ -x "$b" ] && N1="$N1 $(basename "$b")=$O/$b"
   done
   mkdir -p run
