@@ -20,7 +20,9 @@
 # Environment: LBR2PROF_BENCH_DIR (work dir, default /tmp/lbr2prof-pgo),
 # PGO_EXTRA_CFLAGS (appended to every compile, e.g. -fsample-profile-use-profi),
 # PGO_BASE_CFLAGS (replaces the -O2 and debug flags), PGO_LDFLAGS (replaces
-# -Wl,--emit-relocs).
+# -Wl,--emit-relocs), PGO_OBJDIR (compile into this directory and keep
+# it, instead of a temporary one), CC and CXX (default clang-19, clang++-19;
+# compare-gcc.sh gives gcc-12 and g++-12).
 set -eu
 usage() { echo "usage: build.sh sqlite|gawk|lua|bzip2|jq|re2 o2|instr-gen|instr-use|sample-use [PROFILE] -o OUT" >&2; exit 2; }
 [ $# -ge 4 ] || usage
@@ -55,8 +57,15 @@ case "$VARIANT" in
 esac
 FLAGS="$BASE $PGO ${PGO_EXTRA_CFLAGS:-}"
 
-T=$(mktemp -d "${OUT}.tmp.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+if [ -n "${PGO_OBJDIR:-}" ]; then
+  # A fixed object directory, kept: gcc names a .gcda after its object's
+  # path, so -fprofile-use finds -fprofile-generate's data only there.
+  T=$PGO_OBJDIR
+  mkdir -p "$T"
+else
+  T=$(mktemp -d "${OUT}.tmp.XXXXXX")
+  trap 'rm -rf "$T"' EXIT
+fi
 : > "$OUT.log"
 cc() { # object source flags...
   o=$1 s=$2; shift 2

@@ -337,7 +337,9 @@ Error writeGcovAfdoOutput(const Run &R, const SampleProfileMap &M) {
                             "discriminators do not fit gcc's 16 bits",
                             R.Opts.Output, S->WideDiscriminators));
   if (R.Opts.Stats)
-    R.Err << "gcc AutoFDO functions: " << S->Functions << "\n";
+    R.Err << "gcc AutoFDO functions: " << S->Functions
+          << "; locations with count 0 left out: " << S->ZeroLocations
+          << "; head counts raised from 0 to 1: " << S->RaisedHeads << "\n";
   return Error::success();
 }
 

@@ -105,6 +105,16 @@ void addTo(Instance &I, const FunctionSamples &FS, GcovAfdoStats &S) {
   }
 }
 
+bool hasSamples(const Instance &I) {
+  for (const auto &[Off, P] : I.Positions)
+    if (P.Count)
+      return true;
+  for (const auto &[Site, Callee] : I.Callsites)
+    if (hasSamples(Callee))
+      return true;
+  return false;
+}
+
 void collectNames(const Instance &I, std::set<StringRef> &Names) {
   Names.insert(I.Name);
   for (const auto &[Off, P] : I.Positions)
@@ -143,12 +153,26 @@ public:
   SmallVector<char, 0> Bytes;
 };
 
+/// A location gcc is told nothing about: no count and no call target.
+/// AutoFDO's create_gcov writes only locations that have samples; gcc
+/// starts every block of a profiled function at 0 anyway, but a written 0
+/// marks the block as annotated, and gcc's flow propagation then keeps it
+/// at 0 instead of giving it the count the blocks around it imply.
+bool isEmpty(const Instance::Pos &P) { return P.Count == 0 && P.Targets.empty(); }
+
 void writeInstance(Out &O, const Instance &I,
-                   const std::map<StringRef, uint32_t> &Index) {
+                   const std::map<StringRef, uint32_t> &Index,
+                   GcovAfdoStats &S) {
+  size_t Written = 0;
+  for (const auto &[Off, P] : I.Positions)
+    Written += !isEmpty(P);
+  S.ZeroLocations += I.Positions.size() - Written;
   O.u32(Index.at(I.Name));
-  O.u32(I.Positions.size());
+  O.u32(Written);
   O.u32(I.Callsites.size());
   for (const auto &[Off, P] : I.Positions) {
+    if (isEmpty(P))
+      continue;
     O.u32(Off);
     O.u32(P.Targets.size());
     O.u64(P.Count);
@@ -160,7 +184,7 @@ void writeInstance(Out &O, const Instance &I,
   }
   for (const auto &[Site, Callee] : I.Callsites) {
     O.u32(Site.first);
-    writeInstance(O, Callee, Index);
+    writeInstance(O, Callee, Index, S);
   }
 }
 
@@ -201,8 +225,19 @@ Expected<GcovAfdoStats> writeGcovAfdo(const SampleProfileMap &Profiles,
   Sec = O.begin(TagFunction);
   O.u32(Top.size());
   for (const auto &[N, I] : Top) {
-    O.u64(I.Head);
-    writeInstance(O, I, Index);
+    // A function with samples ran, so it was entered at least once, even
+    // when no sampled branch caught the entry (one call through a pointer,
+    // as gawk's main calls its interpreter). gcc 12 takes a head count of 0
+    // as an entry count of 0 and leaves blocks that only flow from the
+    // entry at 0: an outer loop, or all of gawk's r_interpret, whose hot
+    // loop was then compiled as never run (test/GccAfdo/gcc12-zero-head.test).
+    if (I.Head == 0 && hasSamples(I)) {
+      O.u64(1);
+      ++S.RaisedHeads;
+    } else {
+      O.u64(I.Head);
+    }
+    writeInstance(O, I, Index, S);
   }
   O.end(Sec);
   // No modules (LIPO's; gcc asserts there are none), length 0.

@@ -39,6 +39,12 @@ struct GcovAfdoStats {
   /// Locations dropped because their discriminator does not fit GCC's 16
   /// bits.
   uint64_t WideDiscriminators = 0;
+  /// Locations left out because their count is 0 and they have no call
+  /// target: gcc would pin their blocks to 0 (see GcovAfdo.cpp).
+  uint64_t ZeroLocations = 0;
+  /// Top-level functions with samples but a head count of 0, written with
+  /// a head count of 1: gcc would count none of their blocks otherwise.
+  uint64_t RaisedHeads = 0;
 };
 
 /// Writes Profiles (line-based, not context-sensitive, not probe-based) to
