@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -31,6 +32,17 @@ std::string InputLocation::str() const {
   return OS.str();
 }
 
-void InputError::log(raw_ostream &OS) const { OS << Loc.str() << ": " << Msg; }
+void InputError::log(raw_ostream &OS) const {
+  OS << Loc.str() << ": ";
+  // A message may quote the input, which may be any bytes: control bytes
+  // and bytes above ASCII are written as \xNN, so the error stays one
+  // printable line.
+  for (unsigned char C : Msg) {
+    if ((C >= 0x20 && C < 0x7f) || C == '\t')
+      OS << C;
+    else
+      OS << "\\x" << hexdigit(C >> 4, true) << hexdigit(C & 15, true);
+  }
+}
 
 } // namespace lbr2prof
