@@ -13,6 +13,7 @@
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
@@ -354,6 +355,15 @@ int main(int argc, char **argv) {
   if (App.got_subcommand(DumpCmd))
     return toStdout([&](raw_ostream &OS) { return runDump(Dump, OS); });
   if (App.got_subcommand(MergeCmd)) {
+    // A merge writes a raw profile; a name that says otherwise (-o
+    // app.fdata) would hold something its readers cannot read.
+    if (sys::path::extension(Merge.Output) != ".lbrraw") {
+      WithColor::error(errs(), "lbr2prof")
+          << Merge.Output
+          << ": merge writes a raw profile: name it .lbrraw (then, e.g., "
+             "lbr2prof all.lbrraw --binary app -o app.fdata)\n";
+      return 1;
+    }
     Merge.Format = OutputFormat::Raw;
     if (Error E = runGenerate(Merge, outs(), errs()))
       return reportError(std::move(E));
