@@ -4,6 +4,7 @@
 #include "lbr2prof/Driver/Kernel.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/Path.h"
+#include "lbr2prof/Writers/Unsymbolized.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Object/BuildID.h"
@@ -80,6 +81,19 @@ static Error readTruth(StringRef Path, LbrAggregator &Agg) {
   return Error::success();
 }
 
+/// Known if the caller has Binary open already, else Binary opened into Own.
+static Expected<const BinaryImage *>
+openUnlessKnown(StringRef Binary, const BinaryImage *Known,
+                std::unique_ptr<BinaryImage> &Own) {
+  if (Known)
+    return Known;
+  Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Binary);
+  if (!I)
+    return I.takeError();
+  Own = std::move(*I);
+  return Own.get();
+}
+
 /// llvm-profgen's unsymbolized profile (--skip-symbolization): a decimal
 /// count line, then "begin-end:count" lines (or, with no range, the branch
 /// count line and "from->to:count" lines).
@@ -116,20 +130,14 @@ static Error readUnsymbolized(StringRef Path, StringRef Binary,
   if (!Buf)
     return makeError("{0}: cannot open: {1}", Path, Buf.getError().message());
   std::unique_ptr<BinaryImage> Own;
-  if (!Known) {
-    Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Binary);
-    if (!I)
-      return I.takeError();
-    Own = std::move(*I);
-    Known = Own.get();
-  }
-  uint64_t Base = 0;
-  bool HaveBase = false;
+  Expected<const BinaryImage *> Image = openUnlessKnown(Binary, Known, Own);
+  if (!Image)
+    return Image.takeError();
+  Known = *Image;
+  uint64_t Base = unsymbolizedBase(*Known);
   for (const Segment &G : Known->segments()) {
     if (!G.Exec)
       continue;
-    if (!HaveBase)
-      Base = G.VAddr, HaveBase = true;
     MmapEvent E;
     E.IsMmap2 = true;
     E.Addr = G.VAddr;
@@ -203,13 +211,10 @@ static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
   if (Binary.empty() || !Src.mayLackMappings())
     return Error::success();
   std::unique_ptr<BinaryImage> Own;
-  if (!Known) {
-    Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Binary);
-    if (!I)
-      return I.takeError();
-    Own = std::move(*I);
-    Known = Own.get();
-  }
+  Expected<const BinaryImage *> Image = openUnlessKnown(Binary, Known, Own);
+  if (!Image)
+    return Image.takeError();
+  Known = *Image;
   AssumedMapping M;
   M.Path = Binary.str();
   for (const Segment &G : Known->segments())
