@@ -10,6 +10,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 #include <algorithm>
+#include <cassert>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -58,6 +60,36 @@ void RawProfile::merge(const RawProfile &O) {
   S.Ranges += T.Ranges;
   S.RangesExternal += T.RangesExternal;
   S.RangesCrossDso += T.RangesCrossDso;
+}
+
+/// N times W to the nearest integer; what was seen stays seen.
+static uint64_t scaleCount(uint64_t N, double W) {
+  if (!N)
+    return 0;
+  double X = std::round(double(N) * W);
+  if (X >= 1.8e19)
+    return UINT64_MAX;
+  return std::max<uint64_t>(1, uint64_t(X));
+}
+
+void RawProfile::scaleBy(double W) {
+  for (auto &[K, C] : Branches) {
+    C.Count = scaleCount(C.Count, W);
+    C.Mispred = std::min(C.Count, scaleCount(C.Mispred, W));
+    C.Cycles = scaleCount(C.Cycles, W);
+    C.Weight = quantizeWeight(C.Weight * W);
+  }
+  for (auto &[K, C] : Ranges) {
+    C.Count = scaleCount(C.Count, W);
+    C.Weight = quantizeWeight(C.Weight * W);
+  }
+  for (auto &[K, N] : Ips)
+    N = scaleCount(N, W);
+  for (auto &[K, N] : SamplesPerDso)
+    N = scaleCount(N, W);
+  WeightedEntries = scaleCount(WeightedEntries, W);
+  TotalWeight = quantizeWeight(TotalWeight * W);
+  assert(Contexts.empty() && "raw profiles hold no contexts");
 }
 
 void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {

@@ -14,7 +14,8 @@ using namespace llvm;
 namespace lbr2prof {
 
 static constexpr char Magic[8] = {'L', 'B', 'R', '2', 'R', 'A', 'W', '\0'};
-static constexpr uint32_t Version = 1;
+/// 2 added the capture times; version 1 files (without them) are read.
+static constexpr uint32_t Version = 2;
 static constexpr uint32_t FlagZstd = 1;
 static constexpr size_t HeaderSize = 24;
 /// zstd's level: the same input gives the same frame at a given level.
@@ -173,6 +174,8 @@ Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
   W.str(Prov.Event);
   W.num(Prov.TimeFirst);
   W.num(Prov.TimeLast);
+  W.num(uint64_t(std::max<int64_t>(Prov.CapturedFirst, 0)));
+  W.num(uint64_t(std::max<int64_t>(Prov.CapturedLast, 0)));
   W.num(Prov.Recordings);
   writeStats(W, P.Stats);
   W.num(P.WeightedEntries);
@@ -244,7 +247,7 @@ Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
   return (*F)->commit();
 }
 
-static Error readBody(BodyReader &R, RawProfileFile &F) {
+static Error readBody(BodyReader &R, uint32_t V, RawProfileFile &F) {
   uint64_t U, N;
   if (Error E = R.num(U, "the units"))
     return E;
@@ -257,9 +260,19 @@ static Error readBody(BodyReader &R, RawProfileFile &F) {
                          {&P.Event, "the event"}})
     if (Error E = R.str(*S, What))
       return E;
-  for (uint64_t *V : {&P.TimeFirst, &P.TimeLast, &P.Recordings})
-    if (Error E = R.num(*V, "the provenance"))
+  uint64_t CapturedFirst = 0, CapturedLast = 0;
+  std::vector<uint64_t *> Fields = {&P.TimeFirst, &P.TimeLast};
+  if (V >= 2)
+    Fields.insert(Fields.end(), {&CapturedFirst, &CapturedLast});
+  Fields.push_back(&P.Recordings);
+  for (uint64_t *X : Fields)
+    if (Error E = R.num(*X, "the provenance"))
       return E;
+  if (CapturedFirst > uint64_t(INT64_MAX) || CapturedLast < CapturedFirst)
+    return R.fail("capture times " + Twine(CapturedFirst) + ".." +
+                  Twine(CapturedLast) + " out of order");
+  P.CapturedFirst = int64_t(CapturedFirst);
+  P.CapturedLast = int64_t(CapturedLast);
   RawProfile &Prof = F.Profile;
   if (Error E = readStats(R, Prof.Stats))
     return E;
@@ -366,10 +379,10 @@ Expected<RawProfileFile> readRawProfileFile(StringRef Path) {
   using namespace support::endian;
   uint32_t V = read32le(Data.data() + 8), Flags = read32le(Data.data() + 12);
   uint64_t Size = read64le(Data.data() + 16);
-  if (V != Version) {
+  if (V < 1 || V > Version) {
     At.Offset = 8;
     return inputError(At, "raw profile version " + Twine(V) +
-                              " (this lbr2prof reads version " +
+                              " (this lbr2prof reads versions 1 to " +
                               Twine(Version) + ")");
   }
   if (Flags & ~FlagZstd) {
@@ -412,7 +425,7 @@ Expected<RawProfileFile> readRawProfileFile(StringRef Path) {
   }
   RawProfileFile F;
   BodyReader R(Path, Body);
-  if (Error E = readBody(R, F))
+  if (Error E = readBody(R, V, F))
     return std::move(E);
   return std::move(F);
 }

@@ -726,6 +726,9 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   IO.AssumeImage = OracleImage.get();
   IO.SampleUnits = Opts.WindowWeighting ? CountUnits::Estimates
                                         : CountUnits::Entries;
+  IO.Weights = Opts.Weights;
+  IO.DecayHalfLife = Opts.DecayHalfLife;
+  IO.DecayTo = Opts.DecayTo;
   Expected<Recording> Rec = readRecording(IO, Agg, Agg, Diags);
   if (!Rec)
     return Rec.takeError();

@@ -14,6 +14,7 @@
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 using namespace llvm;
 
@@ -227,9 +228,7 @@ static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
 /// Adds an input's provenance to the recording's, and checks that its
 /// units are the others'.
 static Error addProvenance(Recording &Rec, StringRef In, CountUnits Units,
-                           StringRef Host, StringRef PerfVersion,
-                           uint64_t TimeFirst, uint64_t TimeLast,
-                           uint64_t Recordings) {
+                           const RawProvenance &In2) {
   if (Rec.Units && *Rec.Units != Units)
     return makeError("{0}: its counts are {1}, the inputs before it {2}: "
                      "they cannot be added (docs/formats.md, \"Units of the "
@@ -238,29 +237,74 @@ static Error addProvenance(Recording &Rec, StringRef In, CountUnits Units,
   Rec.Units = Units;
   RawProvenance &P = Rec.Provenance;
   if (P.Host.empty())
-    P.Host = Host.str();
+    P.Host = In2.Host;
   if (P.PerfVersion.empty())
-    P.PerfVersion = PerfVersion.str();
-  if (TimeFirst && (!P.TimeFirst || TimeFirst < P.TimeFirst))
-    P.TimeFirst = TimeFirst;
-  P.TimeLast = std::max(P.TimeLast, TimeLast);
-  P.Recordings += Recordings;
+    P.PerfVersion = In2.PerfVersion;
+  if (In2.TimeFirst && (!P.TimeFirst || In2.TimeFirst < P.TimeFirst))
+    P.TimeFirst = In2.TimeFirst;
+  P.TimeLast = std::max(P.TimeLast, In2.TimeLast);
+  if (In2.CapturedFirst &&
+      (!P.CapturedFirst || In2.CapturedFirst < P.CapturedFirst))
+    P.CapturedFirst = In2.CapturedFirst;
+  P.CapturedLast = std::max(P.CapturedLast, In2.CapturedLast);
+  P.Recordings += In2.Recordings;
   return Error::success();
 }
 
-/// A raw profile (.lbrraw) as an input: its counts are added as they are.
-static Error readRawInput(StringRef In, LbrAggregator &Agg, Recording &Rec) {
-  Expected<RawProfileFile> F = readRawProfileFile(In);
-  if (!F)
-    return F.takeError();
-  const RawProvenance &P = F->Provenance;
-  if (Error E = addProvenance(Rec, In, F->Units, P.Host, P.PerfVersion,
-                              P.TimeFirst, P.TimeLast, P.Recordings))
+/// When a recording file was made: its modification time, as perf's
+/// "captured on"; 0 for a pipe or a file that cannot be stat'ed.
+static int64_t capturedAt(StringRef In) {
+  sys::fs::file_status St;
+  if (In == "-" || sys::fs::status(In, St) ||
+      St.type() != sys::fs::file_type::regular_file)
+    return 0;
+  return int64_t(sys::toTimeT(St.getLastModificationTime()));
+}
+
+/// The weight --weight and --decay give an input whose provenance is P.
+static Expected<double> inputWeight(StringRef In, const RawProvenance &P,
+                                    const InputOptions &Opts) {
+  double W = 1.0;
+  auto It = Opts.Weights.find(In.str());
+  if (It != Opts.Weights.end())
+    W = It->second;
+  if (Opts.DecayHalfLife <= 0)
+    return W;
+  if (!P.CapturedLast)
+    return makeError("{0}: when it was captured is unknown (it was read "
+                     "from a pipe), so --decay cannot weigh it: give it "
+                     "--weight instead",
+                     In);
+  double Age = double(Opts.DecayTo - P.CapturedLast);
+  return W * std::exp2(-Age / Opts.DecayHalfLife);
+}
+
+/// A raw profile's counts, scaled by its input weight (1: as they are),
+/// are added to the aggregator's.
+static Error addRawInput(StringRef In, RawProfileFile &&F,
+                         const InputOptions &Opts, LbrAggregator &Agg,
+                         Recording &Rec) {
+  const RawProvenance &P = F.Provenance;
+  if (Error E = addProvenance(Rec, In, F.Units, P))
     return E;
   if (Rec.EventName.empty())
     Rec.EventName = P.Event;
-  Agg.importRaw(std::move(F->Profile), F->Dsos);
+  Expected<double> W = inputWeight(In, P, Opts);
+  if (!W)
+    return W.takeError();
+  if (*W != 1.0)
+    F.Profile.scaleBy(*W);
+  Agg.importRaw(std::move(F.Profile), F.Dsos);
   return Error::success();
+}
+
+/// A raw profile (.lbrraw) as an input.
+static Error readRawInput(StringRef In, const InputOptions &Opts,
+                          LbrAggregator &Agg, Recording &Rec) {
+  Expected<RawProfileFile> F = readRawProfileFile(In);
+  if (!F)
+    return F.takeError();
+  return addRawInput(In, std::move(*F), Opts, Agg, Rec);
 }
 
 static Error readInput(StringRef In, const InputOptions &Opts,
@@ -291,13 +335,45 @@ static Error readInput(StringRef In, const InputOptions &Opts,
                        *Info.AssumedLoadAddress));
   Rec.BuildIds.insert(Rec.BuildIds.end(), Info.BuildIds.begin(),
                       Info.BuildIds.end());
-  if (Error E = addProvenance(Rec, In, Opts.SampleUnits, Info.Hostname,
-                              Info.Version, Info.SampleTimeFirst,
-                              Info.SampleTimeLast, 1))
+  RawProvenance P;
+  P.Host = Info.Hostname;
+  P.PerfVersion = Info.Version;
+  P.TimeFirst = Info.SampleTimeFirst;
+  P.TimeLast = Info.SampleTimeLast;
+  P.CapturedFirst = P.CapturedLast = capturedAt(In);
+  P.Recordings = 1;
+  if (Error E = addProvenance(Rec, In, Opts.SampleUnits, P))
     return E;
   if (Rec.EventName.empty() && !Info.Attrs.empty())
     Rec.EventName = Info.Attrs[0].Name.empty() ? "cycles" : Info.Attrs[0].Name;
   Agg.startNewInput();
+  return Error::success();
+}
+
+/// A recording read on its own and scaled by its weight before it is
+/// added (--weight, --decay): the counts of one recording, as its raw
+/// profile would hold them.
+static Error readWeightedInput(StringRef In, const InputOptions &Opts,
+                               LbrAggregator &Agg, Recording &Rec,
+                               Diagnostics &Diags) {
+  RawProfileFile F;
+  F.Units = Opts.SampleUnits;
+  F.Provenance.CapturedFirst = F.Provenance.CapturedLast = capturedAt(In);
+  // Known before the input is read: a weight that cannot be given is
+  // said before the reading.
+  Expected<double> W = inputWeight(In, F.Provenance, Opts);
+  if (!W)
+    return W.takeError();
+  LbrAggregator One(Agg.options());
+  if (Error E = readInput(In, Opts, One, One, Rec, Diags))
+    return E;
+  if (Error E = One.finish())
+    return E;
+  F.Dsos = One.maps().dsos();
+  F.Profile = std::move(One.profile());
+  if (*W != 1.0)
+    F.Profile.scaleBy(*W);
+  Agg.importRaw(std::move(F.Profile), F.Dsos);
   return Error::success();
 }
 
@@ -311,6 +387,57 @@ Error noBranchStackError(StringRef Name, StringRef Hint) {
   return makeError("{0}: no sample has a branch stack; record with `perf "
                    "record -b` (or -j any,u){1}",
                    Name, Hint);
+}
+
+/// When the newest input was captured, for --decay's ages: perf.data files
+/// by their modification time, raw profiles by their provenance.
+static Expected<int64_t> newestCapture(ArrayRef<std::string> Inputs) {
+  int64_t Newest = 0;
+  for (const std::string &In : Inputs) {
+    int64_t T = capturedAt(In);
+    if (In != "-" && isRawProfileFile(In)) {
+      // Read whole: raw profiles are small (give --decay-to to skip this).
+      Expected<RawProfileFile> F = readRawProfileFile(In);
+      if (!F)
+        return F.takeError();
+      T = F->Provenance.CapturedLast;
+    }
+    Newest = std::max(Newest, T);
+  }
+  return Newest;
+}
+
+/// Every input, into Agg and Rec.
+static Error readAll(const InputOptions &Opts, LbrAggregator &Agg,
+                     PerfEventHandler &Handler, Recording &Rec,
+                     Diagnostics &Diags) {
+  for (const std::string &In : Opts.Inputs) {
+    if (In != "-" && isRawProfileFile(In)) {
+      if (Error E = readRawInput(In, Opts, Agg, Rec))
+        return E;
+      continue;
+    }
+    if (In != "-" && looksUnsymbolized(In)) {
+      if (Opts.weighted())
+        return makeError("{0}: an unsymbolized profile cannot be weighed "
+                         "(--weight, --decay apply to recordings and raw "
+                         "profiles)",
+                         In);
+      RawProvenance P;
+      P.Recordings = 1;
+      if (Error E = addProvenance(Rec, In, CountUnits::Exact, P))
+        return E;
+      if (Error E = readUnsymbolized(In, Opts.AssumeBinary, Opts.AssumeImage,
+                                     Agg))
+        return E;
+      continue;
+    }
+    if (Error E = Opts.weighted()
+                      ? readWeightedInput(In, Opts, Agg, Rec, Diags)
+                      : readInput(In, Opts, Agg, Handler, Rec, Diags))
+      return E;
+  }
+  return Error::success();
 }
 
 Expected<Recording> readRecording(const InputOptions &Opts,
@@ -327,23 +454,18 @@ Expected<Recording> readRecording(const InputOptions &Opts,
       return std::move(E);
   if (Rec.FromTruth)
     Rec.Units = CountUnits::Exact;
-  for (const std::string &In : Opts.Inputs) {
-    if (In != "-" && isRawProfileFile(In)) {
-      if (Error E = readRawInput(In, Agg, Rec))
-        return std::move(E);
-      continue;
-    }
-    if (In != "-" && looksUnsymbolized(In)) {
-      if (Error E = addProvenance(Rec, In, CountUnits::Exact, "", "", 0, 0,
-                                  1))
-        return std::move(E);
-      if (Error E = readUnsymbolized(In, Opts.AssumeBinary, Opts.AssumeImage,
-                                     Agg))
-        return std::move(E);
-      continue;
-    }
-    if (Error E = readInput(In, Opts, Agg, Handler, Rec, Diags))
+  if (Opts.DecayHalfLife > 0 && !Opts.DecayTo) {
+    // Ages count from the newest input, so the same inputs give the same
+    // weights whenever they are merged.
+    Expected<int64_t> Newest = newestCapture(Opts.Inputs);
+    if (!Newest)
+      return Newest.takeError();
+    InputOptions Aged = Opts;
+    Aged.DecayTo = *Newest;
+    if (Error E = readAll(Aged, Agg, Handler, Rec, Diags))
       return std::move(E);
+  } else if (Error E = readAll(Opts, Agg, Handler, Rec, Diags)) {
+    return std::move(E);
   }
   if (Error E = Agg.finish())
     return std::move(E);

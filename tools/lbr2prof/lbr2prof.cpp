@@ -9,6 +9,7 @@
 #include "lbr2prof/GitCommit.h"
 #include "lbr2prof/Driver/Dump.h"
 #include "lbr2prof/Driver/Generate.h"
+#include "lbr2prof/Driver/Merge.h"
 #include "lbr2prof/Driver/ReportCommand.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
@@ -251,17 +252,29 @@ int main(int argc, char **argv) {
   lbr2prof dump --summary perf.data
   lbr2prof dump app.afdo)");
 
-  GenerateOptions Merge;
+  MergeOptions Merge;
   CLI::App *MergeCmd = App.add_subcommand(
       "merge", "Sum raw profiles (.lbrraw) and recordings into one raw "
-               "profile, exactly: any order and grouping gives the same "
-               "bytes");
+               "profile, exactly (any order and grouping gives the same "
+               "bytes); or BOLT fdata files into one (-o x.fdata)");
   MergeCmd
       ->add_option("inputs", Merge.Inputs,
-                   ".lbrraw files, perf.data files or perf script text")
+                   ".lbrraw files and perf.data files (or fdata files, "
+                   "for -o x.fdata)")
       ->required();
-  MergeCmd->add_option("-o,--output", Merge.Output, "The raw profile (.lbrraw)")
+  MergeCmd
+      ->add_option("-o,--output", Merge.Output,
+                   "The merged profile: .lbrraw (raw) or .fdata")
       ->required();
+  MergeCmd->add_option("--weight", Merge.Weights,
+                       "FILE=W: the input FILE counts W times (e.g. "
+                       "yesterday.lbrraw=0.5); repeat per file");
+  MergeCmd->add_option("--decay", Merge.Decay,
+                       "HALF_LIFE: an input captured one half-life before "
+                       "the newest counts half (e.g. 7d; units s m h d w)");
+  MergeCmd->add_option("--decay-to", Merge.DecayTo,
+                       "TIME: count ages from this time (seconds since 1970 "
+                       "or YYYY-MM-DD) instead of the newest input's");
   MergeCmd->add_option("--pid", Merge.Pids,
                        "Only samples of these processes (recordings only)");
   MergeCmd->add_flag("!--no-window-weighting", Merge.WindowWeighting,
@@ -272,7 +285,9 @@ int main(int argc, char **argv) {
   MergeCmd->footer(R"(Examples:
   lbr2prof host1.data -o host1.lbrraw            on each host: no binary needed
   lbr2prof merge host*.lbrraw -o fleet.lbrraw
-  lbr2prof fleet.lbrraw --binary app -o app.prof)");
+  lbr2prof fleet.lbrraw --binary app -o app.prof
+  lbr2prof merge day*.lbrraw --decay 7d -o recent.lbrraw
+  lbr2prof merge a.fdata b.fdata -o all.fdata   as BOLT's merge-fdata)");
 
   ReportOptions Rep;
   std::string SortName = "count";
@@ -355,17 +370,7 @@ int main(int argc, char **argv) {
   if (App.got_subcommand(DumpCmd))
     return toStdout([&](raw_ostream &OS) { return runDump(Dump, OS); });
   if (App.got_subcommand(MergeCmd)) {
-    // A merge writes a raw profile; a name that says otherwise (-o
-    // app.fdata) would hold something its readers cannot read.
-    if (sys::path::extension(Merge.Output) != ".lbrraw") {
-      WithColor::error(errs(), "lbr2prof")
-          << Merge.Output
-          << ": merge writes a raw profile: name it .lbrraw (then, e.g., "
-             "lbr2prof all.lbrraw --binary app -o app.fdata)\n";
-      return 1;
-    }
-    Merge.Format = OutputFormat::Raw;
-    if (Error E = runGenerate(Merge, outs(), errs()))
+    if (Error E = runMerge(Merge, outs(), errs()))
       return reportError(std::move(E));
     return 0;
   }

@@ -150,6 +150,11 @@ struct RawProfile {
 
   /// Adds another profile's counts (saturating).
   void merge(const RawProfile &O);
+  /// Multiplies every count and weight by W > 0 (`merge --weight`,
+  /// `--decay`): counts to the nearest integer but never from seen to 0,
+  /// weights to the nearest unit (quantizeWeight), so sums of scaled
+  /// profiles stay exact. The statistics, which say what was read, stay.
+  void scaleBy(double W);
   /// Renames DSO indices (Old -> New) in every key, merging counts: the same
   /// binary mapped from several paths becomes one.
   void renameDsos(const llvm::DenseMap<int, int> &OldToNew);
@@ -260,6 +265,7 @@ public:
   /// while DSO numbering (and so every Loc) stays shared.
   void startNewInput();
   const ProcessMaps &maps() const { return *Maps; }
+  const AggregateOptions &options() const { return Opts; }
 
   /// Adds exact counts (from an emulator's truth, not from samples): a
   /// taken branch / a straight-line run [Begin, End] executed Count times.

@@ -42,11 +42,16 @@ enum class CountUnits : uint8_t {
 llvm::StringRef unitsName(CountUnits U);
 
 /// Where the counts came from: for a merge, the first input's host and
-/// perf version, the earliest and latest sample times, and how many
-/// recordings were summed.
+/// perf version, the earliest and latest sample times, the earliest and
+/// latest capture times, and how many recordings were summed.
 struct RawProvenance {
   std::string Host, PerfVersion, Event;
+  /// perf's sample clock (ns since boot): comparable within one host only.
   uint64_t TimeFirst = 0, TimeLast = 0;
+  /// When the recordings were made, in seconds since 1970 (a perf.data
+  /// file's modification time, as `perf report --header` says "captured
+  /// on"); 0 if unknown (a pipe). --decay weighs inputs by these.
+  int64_t CapturedFirst = 0, CapturedLast = 0;
   uint64_t Recordings = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,6 +91,11 @@ struct GenerateOptions {
   /// Sample profiles: line-based (DWARF) even when the binary has pseudo
   /// probes, as llvm-profgen --use-dwarf-correlation.
   bool UseDwarfCorrelation = false;
+  /// `merge` only (Merge.h): each input's weight, and the decay half-life
+  /// (seconds; 0: none) and its reference time (InputOptions).
+  std::map<std::string, double> Weights;
+  double DecayHalfLife = 0;
+  int64_t DecayTo = 0;
 };
 
 /// Chooses the output format from the option or the output file's name.

@@ -23,6 +23,7 @@
 #include "lbr2prof/Driver/Diagnostics.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "llvm/Support/Error.h"
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,16 @@ struct InputOptions {
   /// window weighting); raw profiles carry theirs, and inputs of different
   /// units are an error.
   CountUnits SampleUnits = CountUnits::Estimates;
+  /// Each input's weight (`merge --weight FILE=W`; 1 if not given): its
+  /// counts are multiplied by it (RawProfile::scaleBy) before they are
+  /// added.
+  std::map<std::string, double> Weights;
+  /// `merge --decay`: an input captured A seconds before DecayTo counts
+  /// 2^(-A / DecayHalfLife) times; 0: no decay. DecayTo 0: the newest
+  /// input's capture time.
+  double DecayHalfLife = 0;
+  int64_t DecayTo = 0;
+  bool weighted() const { return !Weights.empty() || DecayHalfLife > 0; }
 };
 
 /// What the inputs said besides their samples (which are in the

@@ -48,6 +48,14 @@ void writePreAggregated(const RawProfile &Raw, int Dso,
 void writeNoLbrFdata(const RawProfile &Raw, int Dso, const BinaryImage &Image,
                      llvm::StringRef Event, llvm::raw_ostream &OS);
 
+/// Sums fdata files (lbr2prof's or perf2bolt's) into Output, as BOLT's
+/// merge-fdata does: equal locations add their counts and mispredictions.
+/// The inputs must agree on their header (LBR or no_lbr with the same
+/// events; collected on a BOLTed binary or not). The lines are sorted, so
+/// the result does not depend on the inputs' order or grouping.
+llvm::Error mergeFdataFiles(llvm::ArrayRef<std::string> Inputs,
+                            llvm::StringRef Output);
+
 } // namespace lbr2prof
 
 #endif
