@@ -33,4 +33,6 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # only that tool needs.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "qemu-user")
+# debuginfod's client is opened at run time when DEBUGINFOD_URLS is set.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libdebuginfod1")
 include(CPack)

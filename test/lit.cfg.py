@@ -80,8 +80,9 @@ if have("qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.so.6
 if have("valgrind"):
     config.available_features.add("valgrind")
 # A local debuginfod server (elfutils') serves debug files to lbr2prof's
-# debuginfod client (LLVM's, built in when libcurl was found).
-if config.have_debuginfod and have("debuginfod"):
+# debuginfod client (elfutils' libdebuginfod.so.1, which the server's
+# package brings).
+if have("debuginfod"):
     config.available_features.add("debuginfod")
 if have("llvm-bolt"):
     config.available_features.add("llvm-bolt")

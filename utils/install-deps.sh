@@ -10,10 +10,10 @@ set -eu
 # and a C compiler for utils/lbr-record's plugin (built on first use from
 # the source tree); llvm-19 (with llvm-19-dev) gives llvm-profdata-19 for
 # the example. Package: dpkg-dev (dpkg-shlibdeps, for cpack -G DEB).
-# libcurl4-openssl-dev: LLVM's debuginfod client (without it lbr2prof is
-# built without debuginfod).
+# libdebuginfod1: elfutils' debuginfod client, which lbr2prof opens when
+# DEBUGINFOD_URLS is set (nothing is linked for it).
 PKGS="cmake ninja-build pkg-config python3 llvm-19-dev clang-19 libzstd-dev
-libcli11-dev qemu-user make libc6-dev dpkg-dev libcurl4-openssl-dev"
+libcli11-dev qemu-user make libc6-dev dpkg-dev libdebuginfod1"
 # Tests and benchmarks: GoogleTest; lit and FileCheck (llvm-19-tools);
 # ld.lld-19 and the sanitizer runtimes for test programs; perf, AutoFDO,
 # BOLT, valgrind and hyperfine as judges and baselines; the AArch64 cross

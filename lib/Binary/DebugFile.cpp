@@ -3,8 +3,8 @@
 // The search order and its checks are gdb's (gdb/symfile.c,
 // gdb/build-id.c: debug-file-directory, .build-id/xx/yyyy.debug,
 // .gnu_debuglink with its CRC) and LLVM's symbolizer's; debuginfod goes
-// through LLVM's client library when lbr2prof is built with it
-// (LBR2PROF_HAVE_DEBUGINFOD: LLVM's Debuginfod library needs libcurl).
+// through elfutils' client library (libdebuginfod.so.1, as gdb and perf
+// use it), loaded only when DEBUGINFOD_URLS is set.
 // A candidate is read whole only to check a .gnu_debuglink CRC; build-ids
 // come from the candidates' notes.
 //
@@ -17,13 +17,12 @@
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Errno.h"
 #include "llvm/Support/Path.h"
 #include <cstdlib>
+#include <dlfcn.h>
 #include <optional>
-#ifdef LBR2PROF_HAVE_DEBUGINFOD
-#include "llvm/Debuginfod/Debuginfod.h"
-#include "llvm/Debuginfod/HTTPClient.h"
-#endif
+#include <unistd.h>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -252,6 +251,44 @@ bool Search::tryDebugLink() {
   return false;
 }
 
+/// The debug file of build-id Id from the servers of DEBUGINFOD_URLS,
+/// through elfutils' client (debuginfod_find_debuginfo(3); it caches under
+/// DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client and returns the
+/// cached file's path). The library is opened here, not linked: a linked
+/// client (LLVM's, with libcurl and 28 more shared libraries) cost every
+/// run 14 ms of startup, 21.8 -> 35.8 ms of CPU for `lbr2prof --version`.
+static Expected<std::string> fetchDebuginfo(ArrayRef<uint8_t> Id) {
+  using BeginFn = void *(*)();
+  using FindFn = int (*)(void *, const unsigned char *, int, char **);
+  using EndFn = void (*)(void *);
+  // Kept open: the library keeps libcurl's global state.
+  static void *Lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!Lib)
+    return makeError("elfutils' client library libdebuginfod.so.1 is not "
+                     "installed (apt install libdebuginfod1)");
+  auto Begin = reinterpret_cast<BeginFn>(dlsym(Lib, "debuginfod_begin"));
+  auto Find =
+      reinterpret_cast<FindFn>(dlsym(Lib, "debuginfod_find_debuginfo"));
+  auto End = reinterpret_cast<EndFn>(dlsym(Lib, "debuginfod_end"));
+  if (!Begin || !Find || !End)
+    return makeError("libdebuginfod.so.1 lacks debuginfod_begin, "
+                     "debuginfod_find_debuginfo or debuginfod_end");
+  void *Client = Begin();
+  if (!Client)
+    return makeError("debuginfod_begin failed");
+  char *Path = nullptr;
+  int Fd = Find(Client, Id.data(), int(Id.size()), &Path);
+  End(Client);
+  if (Fd < 0)
+    return makeError("{0}", sys::StrError(-Fd));
+  ::close(Fd);
+  if (!Path)
+    return makeError("the client gave no path");
+  std::string P = Path;
+  std::free(Path);
+  return P;
+}
+
 bool Search::tryDebuginfod() {
   const char *Urls = std::getenv("DEBUGINFOD_URLS");
   if (!Opts.Debuginfod || !Urls || !*Urls) {
@@ -262,9 +299,7 @@ bool Search::tryDebuginfod() {
     R.Searched.push_back("debuginfod (the binary has no build-id)");
     return false;
   }
-#ifdef LBR2PROF_HAVE_DEBUGINFOD
-  HTTPClient::initialize();
-  Expected<std::string> Got = getCachedOrDownloadDebuginfo(Id);
+  Expected<std::string> Got = fetchDebuginfo(Id);
   if (!Got) {
     R.Searched.push_back(
         formatv("debuginfod ({0}: {1})", Urls, toString(Got.takeError())));
@@ -283,11 +318,6 @@ bool Search::tryDebuginfod() {
   }
   R.Path = *Got;
   return true;
-#else
-  R.Searched.push_back("debuginfod (this lbr2prof was built without it: "
-                       "LLVM's Debuginfod library needs libcurl)");
-  return false;
-#endif
 }
 
 Expected<DebugFileResult> Search::run() {
