@@ -17,14 +17,31 @@ unsigned ProcessMaps::dsoIndex(StringRef Path, ArrayRef<uint8_t> BuildId) {
     Path = OverflowDsoPath;
     BuildId = {};
   }
-  auto [It, New] = DsoByPath.try_emplace(Path, unsigned(Dsos.size()));
-  if (New) {
-    Dsos.push_back({Path.str(), {}});
+  SmallVector<unsigned, 1> &Same = DsoByPath[Path];
+  if (!Same.empty() && BuildId.empty())
+    return Same.front();
+  if (!BuildId.empty()) {
+    for (unsigned D : Same)
+      if (sameBuildId(Dsos[D].BuildId, BuildId))
+        return D;
+    for (unsigned D : Same)
+      if (Dsos[D].BuildId.empty()) {
+        Dsos[D].BuildId.assign(BuildId.begin(), BuildId.end());
+        return D;
+      }
   }
-  DsoInfo &D = Dsos[It->second];
-  if (D.BuildId.empty() && !BuildId.empty())
-    D.BuildId.assign(BuildId.begin(), BuildId.end());
-  return It->second;
+  if (!Same.empty() && Dsos.size() + 1 >= MaxDsos)
+    return Same.front();
+  Same.push_back(unsigned(Dsos.size()));
+  Dsos.push_back({Path.str(), {BuildId.begin(), BuildId.end()}});
+  return Same.back();
+}
+
+void ProcessMaps::setBuildIdTable(ArrayRef<BuildIdEntry> Table) {
+  TableIds.clear();
+  for (const BuildIdEntry &B : Table)
+    if (!B.Id.empty())
+      TableIds.try_emplace(B.Filename, B.Id);
 }
 
 void ProcessMaps::insert(MapList &L, const Mapping &M) {
@@ -76,7 +93,15 @@ void ProcessMaps::addMmap(const MmapEvent &E) {
   // kernel's as 2^64 - start) ends at its top.
   M.End = E.Addr + E.Len < E.Addr ? ~0ULL : E.Addr + E.Len;
   M.PgOff = E.PgOff;
-  M.Dso = dsoIndex(E.Filename, E.hasBuildId() ? E.BuildId : ArrayRef<uint8_t>());
+  ArrayRef<uint8_t> Id;
+  if (E.hasBuildId()) {
+    Id = E.BuildId;
+  } else {
+    auto It = TableIds.find(E.Filename);
+    if (It != TableIds.end())
+      Id = It->second;
+  }
+  M.Dso = dsoIndex(E.Filename, Id);
   // The record's cpumode says whose map it is, as in perf (a pid of -1
   // with a user cpumode is a process's, a fuzzer's or an old tool's).
   bool IsKernel = (E.Misc & perfabi::PERF_RECORD_MISC_CPUMODE_MASK) ==

@@ -651,6 +651,23 @@ Error writeAllBinaries(const GenerateOptions &Opts, OutputFormat Format,
     }
     for (int M : Bin->Mappings)
       Done[M] = true;
+    // The file found is another build than this mapping's (raw profiles
+    // of two builds, merged): that build is profiled, this one needs its
+    // own copy, found by build-id. Other builds of the path get their own
+    // turn.
+    if (is_contained(Bin->OtherBuilds, D)) {
+      Done[D] = true;
+      std::string Msg = formatv(
+          "{0} (build-id {1}): not profiled, {2}: the file found is "
+          "another build ({3}, build-id {4}); give where copies are with "
+          "--binary-dir (by build-id)",
+          Path, toHex(dsoBuildId(Dsos[D], Rec.BuildIds), true),
+          share(Raw.SamplesPerDso.lookup(D)), Bin->Path,
+          toHex(Bin->image().buildId(), true));
+      if (Failed.empty())
+        Failed = Msg;
+      Diags.warning(Msg);
+    }
     Samples = sampleShare(Raw, Bin->Mappings).Samples;
     if (Error E = foldMappings(Raw, *Bin, Agg.maps())) {
       skip(toString(std::move(E)));
@@ -761,6 +778,9 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
     return Bin.takeError();
   if (Opts.Binary.empty())
     Diags.note(describeChoice(*Bin, Raw, Agg.maps()));
+  if (std::string Other = describeOtherBuilds(*Bin, Raw, Agg.maps(), *Rec);
+      !Other.empty())
+    Diags.note(Other);
   if (Error E = foldMappings(Raw, *Bin, Agg.maps()))
     return E;
   return writeOutput(Run{Opts, *Format, Threads, Agg, *Rec, *Bin,

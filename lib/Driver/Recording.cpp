@@ -317,6 +317,7 @@ static Error readInput(StringRef In, const InputOptions &Opts,
                                     Opts.AssumeImage))
     return E;
   Agg.setInputName(In);
+  Agg.setBuildIdTable((*Src)->info().BuildIds);
   Error RunErr = [&] {
     ProgressHandler PH(Handler, **Src, "reading " + In.str());
     return (*Src)->run(PH);
@@ -590,16 +591,30 @@ Expected<SelectedBinary> selectBinary(const Recording &Rec,
   }
   // Every mapping of the binary: by build-id, or by file name when one
   // build-id is missing (matchDso).
+  // Of files mapped from one path, the binary's own build is chosen when
+  // it is there; other builds are left out (and said), and are an error
+  // only when none is the binary's.
+  std::vector<DsoMatch> Match(Dsos.size());
+  bool AnySame = false;
   for (int D = 0; D < int(Dsos.size()); ++D) {
-    ArrayRef<uint8_t> Id = dsoBuildId(Dsos[D], Rec.BuildIds);
-    DsoMatch M = matchDso(Dsos[D].Path, Id, B.Path, Image.buildId());
-    if (M == DsoMatch::None)
+    Match[D] = matchDso(Dsos[D].Path, dsoBuildId(Dsos[D], Rec.BuildIds),
+                        B.Path, Image.buildId());
+    AnySame |= Match[D] == DsoMatch::Same;
+  }
+  for (int D = 0; D < int(Dsos.size()); ++D) {
+    if (Match[D] == DsoMatch::None)
       continue;
-    if (M == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
+    if (Match[D] == DsoMatch::BuildIdDiffers && AnySame &&
+        !Opts.IgnoreBuildId) {
+      B.OtherBuilds.push_back(D);
+      continue;
+    }
+    if (Match[D] == DsoMatch::BuildIdDiffers && !Opts.IgnoreBuildId)
       return makeError(
           "{0}: build-id {1} differs from the profiled {2} ({3}); use "
           "--ignore-build-id to use it anyway",
-          B.Path, toHex(Image.buildId(), true), Dsos[D].Path, toHex(Id, true));
+          B.Path, toHex(Image.buildId(), true), Dsos[D].Path,
+          toHex(dsoBuildId(Dsos[D], Rec.BuildIds), true));
     B.Mappings.push_back(D);
   }
   if (B.Mappings.empty())
@@ -676,6 +691,26 @@ SampleShare sampleShare(const RawProfile &Raw, ArrayRef<int> Mappings) {
       S.Samples += N;
   }
   return S;
+}
+
+std::string describeOtherBuilds(const SelectedBinary &B,
+                                const RawProfile &Raw, const ProcessMaps &Maps,
+                                const Recording &Rec) {
+  if (B.OtherBuilds.empty())
+    return "";
+  uint64_t N = 0;
+  std::string Ids;
+  for (int D : B.OtherBuilds) {
+    N += Raw.SamplesPerDso.lookup(D);
+    Ids += (Ids.empty() ? "" : ", ") +
+           toHex(dsoBuildId(Maps.dsos()[D], Rec.BuildIds), true);
+  }
+  return formatv("{0}: {1} samples of {2} other build{3} mapped from its "
+                 "path left out (build-id {4}); the profile is of build-id "
+                 "{5}",
+                 B.Path, N, B.OtherBuilds.size(),
+                 B.OtherBuilds.size() == 1 ? "" : "s", Ids,
+                 toHex(B.image().buildId(), true));
 }
 
 std::string describeChoice(const SelectedBinary &B, const RawProfile &Raw,

@@ -64,6 +64,9 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
     return Bin.takeError();
   if (Opts.Binary.empty())
     Diags.note(describeChoice(*Bin, Raw, Agg.maps()));
+  if (std::string Other = describeOtherBuilds(*Bin, Raw, Agg.maps(), *Rec);
+      !Other.empty())
+    Diags.note(Other);
   const BinaryImage &Image = Bin->image();
   if (!hasFunctionSymbols(Image))
     return noSymbolsError(*Bin, "the report needs them to tell branch kinds "

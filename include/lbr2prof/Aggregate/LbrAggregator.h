@@ -264,6 +264,12 @@ public:
   /// Call between input files: pids and mappings belong to one recording,
   /// while DSO numbering (and so every Loc) stays shared.
   void startNewInput();
+  /// The build-id table of the input about to be read (file mode has it
+  /// before the samples): mapped files are told apart by it
+  /// (ProcessMaps::dsoIndex).
+  void setBuildIdTable(llvm::ArrayRef<BuildIdEntry> Table) {
+    mutableMaps().setBuildIdTable(Table);
+  }
   const ProcessMaps &maps() const { return *Maps; }
   const AggregateOptions &options() const { return Opts; }
 

@@ -16,6 +16,7 @@
 #include "lbr2prof/PerfData/Events.h"
 #include "lbr2prof/PerfData/PerfReader.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include <cstdint>
 #include <string>
@@ -99,8 +100,16 @@ public:
   }
 
   /// The DSO index of a file, made on first use (raw profiles name their
-  /// files without mapping them).
+  /// files without mapping them). Files are told apart by path and
+  /// build-id, so two builds mapped from one path (a fleet's recordings of
+  /// yesterday's and today's build) stay two files; a file whose build-id
+  /// is unknown is the first of its path, and gives its build-id to the
+  /// first of its path without one.
   unsigned dsoIndex(llvm::StringRef Path, llvm::ArrayRef<uint8_t> BuildId);
+  /// The build-ids of the recording being read (its build-id table), for
+  /// mappings whose records carry none (MMAP, or MMAP2 without
+  /// PERF_RECORD_MISC_MMAP_BUILD_ID).
+  void setBuildIdTable(llvm::ArrayRef<BuildIdEntry> Table);
 
 private:
   /// Sorted by Start, non-overlapping.
@@ -113,7 +122,9 @@ private:
   llvm::DenseMap<uint64_t, MapList> ByPid;
   MapList Kernel;
   std::vector<DsoInfo> Dsos;
-  llvm::StringMap<unsigned> DsoByPath;
+  /// Every DSO index of a path, in the order they were made.
+  llvm::StringMap<llvm::SmallVector<unsigned, 1>> DsoByPath;
+  llvm::StringMap<std::vector<uint8_t>> TableIds;
 };
 
 /// True if two build-ids name the same file. perf may store 20 bytes for a

@@ -127,6 +127,10 @@ struct SelectedBinary {
   int Dso = -1;
   /// Every mapped file that is this binary, Dso among them.
   std::vector<int> Mappings;
+  /// Files of the binary's path with another build-id, left out because
+  /// some mapped file has the binary's own (a merge of two builds' raw
+  /// profiles).
+  std::vector<int> OtherBuilds;
   bool Kernel = false;
   const BinaryImage &image() const { return *Image; }
   std::unique_ptr<BinaryImage> Owned;
@@ -150,6 +154,12 @@ SampleShare sampleShare(const RawProfile &Raw, llvm::ArrayRef<int> Mappings);
 /// The note a run gives when it chose the binary itself (no --binary):
 /// "chose FILE (build-id ID), the busiest mapped file: 158 of 271 samples
 /// (58.3%); next: OTHER 113; give --binary to choose another".
+/// The note for SelectedBinary::OtherBuilds, or "" when there are none.
+std::string describeOtherBuilds(const SelectedBinary &B,
+                                const RawProfile &Raw,
+                                const ProcessMaps &Maps,
+                                const Recording &Rec);
+
 std::string describeChoice(const SelectedBinary &B, const RawProfile &Raw,
                            const ProcessMaps &Maps);
 
