@@ -89,7 +89,11 @@ void RawProfile::scaleBy(double W) {
     N = scaleCount(N, W);
   WeightedEntries = scaleCount(WeightedEntries, W);
   TotalWeight = quantizeWeight(TotalWeight * W);
-  assert(Contexts.empty() && "raw profiles hold no contexts");
+  for (auto *Rows : {&Contexts.Branches, &Contexts.Ranges})
+    for (auto &[K, C] : *Rows) {
+      C.Count = scaleCount(C.Count, W);
+      C.Weight = quantizeWeight(C.Weight * W);
+    }
 }
 
 void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {

@@ -7,6 +7,8 @@
 #include "llvm/Support/LEB128.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <algorithm>
+#include <array>
+#include <tuple>
 #include <zstd.h>
 
 using namespace llvm;
@@ -164,6 +166,69 @@ static Error readStats(BodyReader &R, AggregateStats &S) {
   return Error::success();
 }
 
+/// The unwinding statistics, in a fixed order.
+static std::array<uint64_t *, 7> contextStatFields(ContextStats &S) {
+  return {&S.Samples,  &S.SamplesWhole, &S.SamplesMismatch, &S.SamplesUnusable,
+          &S.Entries, &S.EntriesLeft,  &S.DepthCut};
+}
+
+/// Calling contexts (version 2): the contexts that have rows and their
+/// callers, in the order of their return-address paths (outermost first),
+/// each as (its caller's number, 0 for none; its innermost return
+/// address), numbered from 1 in that order; the unwinding statistics; then
+/// the branches and the ranges in contexts, each sorted by (context
+/// number, A, B): context number, A, B, entries, weight. Trie ids depend
+/// on the order samples were counted in; these numbers do not.
+static void writeContexts(BodyWriter &W, const ContextCounts &C) {
+  const ContextTrie &T = C.Trie;
+  std::vector<bool> Used(T.size());
+  auto mark = [&](uint32_t Id) {
+    for (; Id != ContextTrie::Root && !Used[Id]; Id = T.parent(Id))
+      Used[Id] = true;
+  };
+  for (const auto &KV : C.Branches)
+    mark(KV.first.Ctx);
+  for (const auto &KV : C.Ranges)
+    mark(KV.first.Ctx);
+  std::vector<std::pair<std::vector<Loc>, uint32_t>> Order;
+  for (uint32_t Id = 1; Id < T.size(); ++Id)
+    if (Used[Id]) {
+      Order.push_back({{}, Id});
+      T.path(Id, Order.back().first);
+    }
+  llvm::sort(Order);
+  // A caller's path is a prefix of its callee's, so it is numbered first.
+  std::vector<uint64_t> Number(T.size(), 0);
+  W.num(Order.size());
+  for (size_t K = 0; K < Order.size(); ++K) {
+    uint32_t Id = Order[K].second;
+    Number[Id] = K + 1;
+    W.num(Number[T.parent(Id)]);
+    W.loc(T.ret(Id));
+  }
+  ContextStats S = C.Stats;
+  for (uint64_t *V : contextStatFields(S))
+    W.num(*V);
+  for (const auto *Rows : {&C.Branches, &C.Ranges}) {
+    std::vector<std::tuple<uint64_t, Loc, Loc, ContextCount>> Sorted;
+    Sorted.reserve(Rows->size());
+    for (const auto &[K, V] : *Rows)
+      Sorted.push_back({Number[K.Ctx], K.A, K.B, V});
+    llvm::sort(Sorted, [](const auto &X, const auto &Y) {
+      return std::make_tuple(std::get<0>(X), std::get<1>(X), std::get<2>(X)) <
+             std::make_tuple(std::get<0>(Y), std::get<1>(Y), std::get<2>(Y));
+    });
+    W.num(Sorted.size());
+    for (const auto &[N, A, B, V] : Sorted) {
+      W.num(N);
+      W.loc(A);
+      W.loc(B);
+      W.num(V.Count);
+      W.weight(V.Weight);
+    }
+  }
+}
+
 Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
                           ArrayRef<BuildIdEntry> BuildIds, CountUnits Units,
                           const RawProvenance &Prov, StringRef Path) {
@@ -218,6 +283,7 @@ Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
     W.num(uint64_t(int64_t(D) + 1));
     W.num(N);
   }
+  writeContexts(W, P.Contexts);
   W.OS.flush();
 
   // With zstd's content checksum, a damaged body is found when it is
@@ -245,6 +311,57 @@ Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
   support::endian::write<uint64_t>(OS, W.Body.size(), endianness::little);
   OS << Frame;
   return (*F)->commit();
+}
+
+static Error readContexts(BodyReader &R, size_t Dsos, ContextCounts &C) {
+  uint64_t N;
+  if (Error E = R.rows(N, 2, "the context count"))
+    return E;
+  // Number K (from 1) is trie id Ids[K]; 0 is the root.
+  std::vector<uint32_t> Ids(1, ContextTrie::Root);
+  Ids.reserve(N + 1);
+  for (uint64_t K = 0; K < N; ++K) {
+    uint64_t Parent;
+    Loc Ret;
+    if (Error E = R.num(Parent, "a context's caller"))
+      return E;
+    if (Parent >= Ids.size())
+      return R.fail("context #" + Twine(K + 1) + "'s caller #" +
+                    Twine(Parent) + " is not before it");
+    if (Error E = R.loc(Ret, Dsos, "a context's return address"))
+      return E;
+    Ids.push_back(C.Trie.child(Ids[Parent], Ret));
+  }
+  for (uint64_t *V : contextStatFields(C.Stats))
+    if (Error E = R.num(*V, "a context statistic"))
+      return E;
+  for (auto *Rows : {&C.Branches, &C.Ranges}) {
+    const char *What = Rows == &C.Branches ? "a branch in a context"
+                                           : "a range in a context";
+    if (Error E = R.rows(N, 5, What))
+      return E;
+    Rows->reserve(N);
+    for (uint64_t K = 0; K < N; ++K) {
+      uint64_t Ctx;
+      ContextKey Key;
+      ContextCount V;
+      if (Error E = R.num(Ctx, What))
+        return E;
+      if (Ctx >= Ids.size())
+        return R.fail("context #" + Twine(Ctx) + " past the table");
+      Key.Ctx = Ids[Ctx];
+      if (Error E = R.loc(Key.A, Dsos, What))
+        return E;
+      if (Error E = R.loc(Key.B, Dsos, What))
+        return E;
+      if (Error E = R.num(V.Count, What))
+        return E;
+      if (Error E = R.weight(V.Weight, What))
+        return E;
+      (*Rows)[Key] = V;
+    }
+  }
+  return Error::success();
 }
 
 static Error readBody(BodyReader &R, uint32_t V, RawProfileFile &F) {
@@ -358,6 +475,9 @@ static Error readBody(BodyReader &R, uint32_t V, RawProfileFile &F) {
       return E;
     Prof.SamplesPerDso[int(D) - 1] = C;
   }
+  if (V >= 2)
+    if (Error E = readContexts(R, Dsos, Prof.Contexts))
+      return E;
   if (!R.atEnd())
     return R.fail("bytes after the last table");
   return Error::success();

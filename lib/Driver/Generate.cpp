@@ -136,9 +136,11 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
                      Sample ? "a sample profile" : "pre-aggregated output");
   bool Gcov = Format == OutputFormat::Gcov;
   // gcc's AutoFDO profiles are line-based only: no contexts, no probes.
-  bool Contexts = Sample && !Gcov && !Opts.Binary.empty() && !Opts.Kernel &&
-                  !Opts.IgnoreStackSamples;
   bool Raw = Format == OutputFormat::Raw;
+  // A raw profile keeps the calling contexts of the binary --binary names
+  // (the unwinding needs its calls and returns).
+  bool Contexts = (Sample || Raw) && !Gcov && !Opts.Binary.empty() &&
+                  !Opts.Kernel && !Opts.IgnoreStackSamples;
   bool Cfg = !Opts.NoLbr && Format != OutputFormat::PreAggregated &&
              Format != OutputFormat::Unsymbolized && !Raw;
   const char *ContextsNeed =
@@ -154,8 +156,6 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
     const char *AppliesTo;
   };
   const Rule Rules[] = {
-      {!Opts.Binary.empty(), "--binary", !Raw,
-       "outputs about one binary (a raw profile holds every mapped file)"},
       {Opts.Kernel, "--kernel", !Raw,
        "outputs about one binary (a raw profile holds every mapped file)"},
       {Opts.AllBinaries, "--all-binaries", !Raw,
@@ -167,8 +167,8 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
       {!Opts.DwpFile.empty(), "--dwp", Sample, "sample profiles"},
       {Opts.UseDwarfCorrelation, "--use-dwarf-correlation", Sample,
        "sample profiles"},
-      {Opts.IgnoreStackSamples, "--ignore-stack-samples", Sample,
-       "sample profiles"},
+      {Opts.IgnoreStackSamples, "--ignore-stack-samples", Sample || Raw,
+       "sample profiles and raw profiles"},
       {Opts.UseMD5, "--use-md5", Format == OutputFormat::ExtBinary,
        "extbinary sample profiles"},
       {Opts.MaxContextDepth.has_value(), "--max-context-depth", Contexts,
@@ -720,9 +720,11 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   DebugFileOptions Debug = debugFileOptions(Opts);
   std::unique_ptr<BinaryImage> OracleImage;
   std::unique_ptr<BinaryTransferOracle> Oracle;
-  if (isSampleProfile(*Format) && *Format != OutputFormat::Gcov &&
-      !dumpOnly(Opts) && !Opts.IgnoreStackSamples && !Opts.Binary.empty() &&
-      !Opts.Kernel) {
+  bool KeepsContexts = (isSampleProfile(*Format) &&
+                        *Format != OutputFormat::Gcov) ||
+                       *Format == OutputFormat::Raw;
+  if (KeepsContexts && !dumpOnly(Opts) && !Opts.IgnoreStackSamples &&
+      !Opts.Binary.empty() && !Opts.Kernel) {
     Expected<std::unique_ptr<BinaryImage>> I =
         BinaryImage::open(Opts.Binary, &Debug);
     if (!I)
