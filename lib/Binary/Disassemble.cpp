@@ -268,7 +268,6 @@ BinaryImage::hashedInstructions(unsigned FuncIndex) const {
     // Operands as BOLT symbolizes them: a direct target becomes a label
     // or function symbol (hashed empty); a RIP-relative displacement the
     // data it reaches (its address; a function's address is hashed empty).
-    const MCInstrDesc &Desc = D.MII->get(MI.getOpcode());
     bool Direct = In.Target && (In.Kind == InstKind::CondBranch ||
                                 In.Kind == InstKind::UncondBranch ||
                                 In.Kind == InstKind::Call);
@@ -276,9 +275,10 @@ BinaryImage::hashedInstructions(unsigned FuncIndex) const {
       const MCOperand &Op = MI.getOperand(K);
       if (K == 0 && Direct)
         continue;
-      bool Mem = K < Desc.getNumOperands() && K + 4 < MI.getNumOperands() &&
-                 Desc.operands()[K].OperandType == MCOI::OPERAND_MEMORY;
-      if (Mem && Op.isReg() && StringRef(D.MRI->getName(Op.getReg())) == "RIP" &&
+      // RIP is only ever the base of a memory operand (base, scale,
+      // index, displacement, segment); lea's is typed as no memory.
+      if (Op.isReg() && Op.getReg() && K + 4 < MI.getNumOperands() &&
+          StringRef(D.MRI->getName(Op.getReg())) == "RIP" &&
           MI.getOperand(K + 3).isImm()) {
         appendInteger(H.Operands, Op.getReg());
         appendInteger(H.Operands, uint64_t(MI.getOperand(K + 1).getImm()));

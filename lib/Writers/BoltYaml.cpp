@@ -39,8 +39,9 @@ struct Role {
 
 class Roles {
 public:
-  Roles(ArrayRef<HashedInst> Insts, uint64_t Start, uint64_t End)
-      : Insts(Insts), Start(Start), End(End) {}
+  Roles(ArrayRef<HashedInst> Insts, uint64_t Start, uint64_t End,
+        const std::vector<uint64_t> *IndirectTails = nullptr)
+      : Insts(Insts), Start(Start), End(End), IndirectTails(IndirectTails) {}
 
   /// Index of the instruction at A, or -1.
   int at(uint64_t A) const {
@@ -57,10 +58,10 @@ public:
                   I.Kind == InstKind::UncondBranch;
     R.LocalBranch = Direct && I.Target && Inside && at(I.Target) >= 0;
     R.UncondJump = R.LocalBranch && I.Kind == InstKind::UncondBranch;
-    // An indirect jump is taken for a tail call: without the jump-table
-    // analysis BOLT does, lbr2prof cannot tell a switch from one.
     R.TailJump = (I.Kind == InstKind::UncondBranch && I.Target && !Inside) ||
-                 I.Kind == InstKind::IndirectBranch;
+                 (I.Kind == InstKind::IndirectBranch && IndirectTails &&
+                  std::binary_search(IndirectTails->begin(),
+                                     IndirectTails->end(), I.Addr));
     R.CondTail = I.Kind == InstKind::CondBranch && I.Target && !Inside;
     R.Terminator = isTerminator(I.Kind);
     return R;
@@ -68,6 +69,7 @@ public:
 
   ArrayRef<HashedInst> Insts;
   uint64_t Start, End;
+  const std::vector<uint64_t> *IndirectTails;
 };
 
 /// BOLT's hashBlock: opcode names (and, for the instruction hash, operand
@@ -154,6 +156,24 @@ BoltCfg buildBoltCfg(ArrayRef<HashedInst> Insts, uint64_t Start,
     BlockOf[K] = unsigned(G.Blocks.size() - 1);
     Ended = Role[K].Terminator;
   }
+  // An indirect jump is a tail call to BOLT (postProcessIndirectBranches)
+  // in a one-block function or in a block with a pop or leave (an
+  // epilogue); otherwise it stays a jump of unknown control flow (or a
+  // jump table, which lbr2prof does not analyse).
+  for (const BoltBlock &B : G.Blocks) {
+    const HashedInst &Last = Insts[B.First + B.Count - 1];
+    if (Last.Kind != InstKind::IndirectBranch)
+      continue;
+    bool Epilogue = G.Blocks.size() == 1;
+    for (unsigned K = B.First; K < B.First + B.Count; ++K)
+      Epilogue |= StringRef(Insts[K].Mnemonic).starts_with("pop") ||
+                  StringRef(Insts[K].Mnemonic).starts_with("leave");
+    if (Epilogue)
+      G.IndirectTails.push_back(Last.Addr);
+  }
+  R.IndirectTails = &G.IndirectTails;
+  for (size_t K = 0; K < Insts.size(); ++K)
+    Role[K] = R.of(Insts[K]);
   auto blockAt = [&](uint64_t A) { return BlockOf[R.at(A)]; };
   auto addEdge = [&](unsigned From, unsigned To, uint64_t Branch) {
     G.Blocks[From].Succs.push_back(To);
@@ -298,7 +318,7 @@ void writeBoltYaml(const BinaryProfile &P, const BinaryImage &Image,
     }
     // Calls and tail calls, by block.
     std::vector<std::vector<CallSite>> Calls(G.Blocks.size());
-    Roles R(Insts, FS.Start, FS.End);
+    Roles R(Insts, FS.Start, FS.End, &G.IndirectTails);
     for (size_t B = 0; B < G.Blocks.size(); ++B) {
       const BoltBlock &BB = G.Blocks[B];
       for (unsigned K = BB.First; K < BB.First + BB.Count; ++K) {

@@ -50,13 +50,18 @@ struct BoltCfg {
   std::vector<BoltBlock> Blocks;
   /// BinaryFunction::computeHash in layout order with xxh3.
   uint64_t Hash = 0;
+  /// Indirect jumps BOLT takes for tail calls (sorted addresses).
+  std::vector<uint64_t> IndirectTails;
 };
 
 /// Builds the CFG llvm-bolt 19 builds for the function [Start, End) from
 /// its instructions: blocks start at the entry, at direct branch targets
 /// inside the function, and after each terminator (branch, return, trap),
 /// except that a `jmp` right after a conditional branch stays in its
-/// block. A jump out of the function is a tail call.
+/// block. A direct jump out of the function is a tail call; so is an
+/// indirect jump in an epilogue. Jump tables are not analysed: their
+/// targets start blocks only where another rule starts one, and the
+/// indirect jump has no successors.
 BoltCfg buildBoltCfg(llvm::ArrayRef<HashedInst> Insts, uint64_t Start,
                      uint64_t End);
 
