@@ -322,7 +322,10 @@ Error writeBoltYamlOutput(const Run &R) {
   H.BinaryName = sys::path::filename(R.Bin.Path).str();
   H.BuildId = toHex(R.image().buildId(), /*LowerCase=*/true);
   H.Events = R.Rec.EventName;
-  writeBoltYaml(R.binaryProfile(), R.image(), H, (*F)->os());
+  if (!writeBoltYaml(R.binaryProfile(), R.image(), H, (*F)->os()))
+    return makeError("{0}: no function of {1} has a counted branch or call: "
+                     "an empty profile would change nothing",
+                     R.Opts.Output, R.Bin.Path);
   R.dumpRaw();
   return (*F)->commit();
 }

@@ -243,8 +243,9 @@ struct CallSite {
 
 } // namespace
 
-void writeBoltYaml(const BinaryProfile &P, const BinaryImage &Image,
-                   const BoltYamlHeader &H, raw_ostream &OS) {
+size_t writeBoltYaml(const BinaryProfile &P, const BinaryImage &Image,
+                     const BoltYamlHeader &H, raw_ostream &OS) {
+  size_t Written = 0;
   OS << "---\nheader:\n"
      << "  profile-version: 1\n"
      << "  binary-name:     " << quoted(H.BinaryName) << '\n'
@@ -351,6 +352,7 @@ void writeBoltYaml(const BinaryProfile &P, const BinaryImage &Image,
     }
     if (!Any)
       continue;
+    ++Written;
     // BOLT keeps the entry block's count and sums the edges into the
     // others (BinaryFunction::postProcessProfile); so does this.
     for (size_t B = 0; B < G.Blocks.size(); ++B)
@@ -401,6 +403,7 @@ void writeBoltYaml(const BinaryProfile &P, const BinaryImage &Image,
     }
   }
   OS << "...\n";
+  return Written;
 }
 
 } // namespace lbr2prof

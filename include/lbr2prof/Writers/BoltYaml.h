@@ -75,9 +75,10 @@ struct BoltYamlHeader {
   std::string Events;
 };
 
-/// Writes the functions of P with counts. x86-64 only (Image.arch()).
-void writeBoltYaml(const BinaryProfile &P, const BinaryImage &Image,
-                   const BoltYamlHeader &H, llvm::raw_ostream &OS);
+/// Writes the functions of P with counts; returns how many. x86-64 only
+/// (Image.arch()).
+size_t writeBoltYaml(const BinaryProfile &P, const BinaryImage &Image,
+                     const BoltYamlHeader &H, llvm::raw_ostream &OS);
 
 } // namespace lbr2prof
 
