@@ -252,8 +252,7 @@ BinaryImage::hashedInstructions(unsigned FuncIndex) const {
     H.Mnemonic = D.mnemonic(MI);
     // BOLT hashes a conditional branch by its short form: the encoding
     // of the displacement is layout's choice, not the program's.
-    if (In.Kind == InstKind::CondBranch &&
-        (Name == "JCC_2" || Name == "JCC_4"))
+    if (In.Kind == InstKind::CondBranch && (Name == "JCC_2" || Name == "JCC_4"))
       H.Opcode = "JCC_1";
     else
       H.Opcode = Name.str();

@@ -14,8 +14,8 @@
 #include "llvm/Support/xxhash.h"
 #include <algorithm>
 #include <map>
-#include <tuple>
 #include <set>
+#include <tuple>
 
 using namespace llvm;
 
@@ -54,8 +54,8 @@ public:
   Role of(const HashedInst &I) const {
     Role R;
     bool Inside = I.Target >= Start && I.Target < End;
-    bool Direct = I.Kind == InstKind::CondBranch ||
-                  I.Kind == InstKind::UncondBranch;
+    bool Direct =
+        I.Kind == InstKind::CondBranch || I.Kind == InstKind::UncondBranch;
     R.LocalBranch = Direct && I.Target && Inside && at(I.Target) >= 0;
     R.UncondJump = R.LocalBranch && I.Kind == InstKind::UncondBranch;
     R.TailJump = (I.Kind == InstKind::UncondBranch && I.Target && !Inside) ||
@@ -109,14 +109,13 @@ std::string hashBlockLoose(const Roles &R, const BoltBlock &B) {
 }
 
 uint64_t xxh3(StringRef S) {
-  return xxh3_64bits(ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t *>(S.data()), S.size()));
+  return xxh3_64bits(
+      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(S.data()), S.size()));
 }
 
 } // namespace
 
-BoltCfg buildBoltCfg(ArrayRef<HashedInst> Insts, uint64_t Start,
-                     uint64_t End) {
+BoltCfg buildBoltCfg(ArrayRef<HashedInst> Insts, uint64_t Start, uint64_t End) {
   BoltCfg G;
   if (Insts.empty())
     return G;
@@ -140,8 +139,7 @@ BoltCfg buildBoltCfg(ArrayRef<HashedInst> Insts, uint64_t Start,
       const HashedInst &P = Insts[K - 1];
       const struct Role &PR = Role[K - 1];
       bool Joins = Role[K].UncondJump && P.Kind != InstKind::IndirectBranch &&
-                   !PR.UncondJump && !PR.CondTail &&
-                   P.Kind != InstKind::Return;
+                   !PR.UncondJump && !PR.CondTail && P.Kind != InstKind::Return;
       New = !Joins;
     }
     if (New) {
@@ -325,7 +323,8 @@ size_t writeBoltYaml(const BinaryProfile &P, const BinaryImage &Image,
       for (unsigned K = BB.First; K < BB.First + BB.Count; ++K) {
         const HashedInst &I = Insts[K];
         Role Ro = R.of(I);
-        bool Call = I.Kind == InstKind::Call || I.Kind == InstKind::IndirectCall;
+        bool Call =
+            I.Kind == InstKind::Call || I.Kind == InstKind::IndirectCall;
         if (!Call && !Ro.TailJump && !Ro.CondTail)
           continue;
         std::vector<CallSite> Here;
