@@ -5,13 +5,18 @@
 // (MCInstrAnalysis): conditional/unconditional/indirect branch, direct or
 // indirect call, return, trap. Undecodable bytes (data in code, padding)
 // become 1-byte Other instructions so decoding resynchronises.
+// hashedInstructions() decodes again, keeping what BOLT's profile hashes
+// read: opcode names, mnemonics and operands.
 //
 //===----------------------------------------------------------------------===//
 #include "BinaryImpl.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCContext.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
 #include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCInstPrinter.h"
 #include "llvm/MC/MCInstrAnalysis.h"
 #include "llvm/MC/MCInstrInfo.h"
 #include "llvm/MC/MCObjectFileInfo.h"
@@ -22,6 +27,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/TargetParser/Triple.h"
+#include <cctype>
 #include <thread>
 
 using namespace llvm;
@@ -59,12 +65,17 @@ struct Decoder {
   std::unique_ptr<MCContext> Ctx;
   std::unique_ptr<MCDisassembler> Dis;
   std::unique_ptr<MCInstrAnalysis> MIA;
+  /// For hashedInstructions() only, made on first use: the AT&T printer
+  /// (BOLT's default variant) and opcodes by name.
+  std::unique_ptr<MCInstPrinter> Printer;
+  StringMap<unsigned> OpcodeByName;
+  Triple TT;
   bool Ok = false;
 
   explicit Decoder(StringRef Arch) {
     initTargets();
-    Triple TT(Arch == "aarch64" ? "aarch64-unknown-linux-gnu"
-                                : "x86_64-unknown-linux-gnu");
+    TT = Triple(Arch == "aarch64" ? "aarch64-unknown-linux-gnu"
+                                  : "x86_64-unknown-linux-gnu");
     std::string Err;
     const Target *T = TargetRegistry::lookupTarget(TT.getTriple(), Err);
     if (!T)
@@ -80,6 +91,25 @@ struct Decoder {
     Dis.reset(T->createMCDisassembler(*STI, *Ctx));
     MIA.reset(T->createMCInstrAnalysis(MII.get()));
     Ok = Dis && MIA;
+  }
+
+  bool preparePrinter() {
+    if (Printer)
+      return true;
+    std::string Err;
+    const Target *T = TargetRegistry::lookupTarget(TT.getTriple(), Err);
+    if (!T)
+      return false;
+    Printer.reset(T->createMCInstPrinter(TT, 0, *MAI, *MII, *MRI));
+    for (unsigned O = 0, N = MII->getNumOpcodes(); O < N; ++O)
+      OpcodeByName[MII->getName(O)] = O;
+    return bool(Printer);
+  }
+
+  std::string mnemonic(const MCInst &MI) const {
+    std::string M = Printer->getMnemonic(&MI).first;
+    llvm::erase_if(M, [](unsigned char C) { return std::isspace(C); });
+    return M;
   }
 
   InstKind classify(const MCInst &MI) const {
@@ -157,6 +187,117 @@ void BinaryImage::Impl::decode(const FunctionSym &F,
     Out.push_back(I);
     A += I.Size;
   }
+}
+
+namespace {
+/// BOLT's hashInteger: the value's bytes from the lowest, "\\0" for 0.
+void appendInteger(std::string &S, uint64_t V) {
+  if (V == 0)
+    S.push_back(0);
+  for (; V; V >>= 8)
+    S.push_back(char(V & 0xff));
+}
+
+/// The name BOLT gives opcode Name once it made the jump a tail call
+/// (X86MCPlusBuilder::convertJmpToTailCall): one size per kind.
+StringRef tailCallOpcode(StringRef Name) {
+  if (Name == "JMP_1" || Name == "JMP_2" || Name == "JMP_4")
+    return "JMP_4";
+  if (Name == "JMP16m" || Name == "JMP32m" || Name == "JMP64m")
+    return "JMP32m";
+  if (Name == "JMP16r" || Name == "JMP32r" || Name == "JMP64r")
+    return "JMP32r";
+  return Name;
+}
+} // namespace
+
+std::vector<HashedInst>
+BinaryImage::hashedInstructions(unsigned FuncIndex) const {
+  std::vector<HashedInst> Out;
+  if (I->Arch != "x86_64" || FuncIndex >= I->Functions.size())
+    return Out;
+  Decoder &D = threadDecoder(I->Arch);
+  if (!D.Ok || !D.preparePrinter())
+    return Out;
+  const FunctionSym &F = I->Functions[FuncIndex];
+  const std::vector<Inst> Insts = instructions(FuncIndex).vec();
+  const CodeSection *Sec = nullptr;
+  for (const CodeSection &C : I->Code)
+    if (F.Start >= C.Addr && F.Start < C.Addr + C.Bytes.size())
+      Sec = &C;
+  if (!Sec)
+    return Out;
+  uint64_t SecEnd = Sec->Addr + Sec->Bytes.size();
+  for (const Inst &In : Insts) {
+    HashedInst H;
+    H.Addr = In.Addr;
+    H.Target = In.Target;
+    H.Size = In.Size;
+    H.Kind = In.Kind;
+    MCInst MI;
+    uint64_t Size = 0;
+    if (In.Addr + In.Size > SecEnd ||
+        D.Dis->getInstruction(MI, Size,
+                              Sec->Bytes.slice(In.Addr - Sec->Addr, In.Size),
+                              In.Addr, nulls()) != MCDisassembler::Success ||
+        Size != In.Size) {
+      // Undecodable bytes: BOLT would not build a CFG here; hash as an
+      // opcode 0 (its rule for an unknown opcode).
+      H.Opcode = std::string(1, '\0');
+      Out.push_back(std::move(H));
+      continue;
+    }
+    StringRef Name = D.MII->getName(MI.getOpcode());
+    H.Nop = Name.starts_with("NOOP");
+    H.Mnemonic = D.mnemonic(MI);
+    // BOLT hashes a conditional branch by its short form: the encoding
+    // of the displacement is layout's choice, not the program's.
+    if (In.Kind == InstKind::CondBranch && (Name == "JCC_2" || Name == "JCC_4"))
+      H.Opcode = "JCC_1";
+    else
+      H.Opcode = Name.str();
+    StringRef Tail = tailCallOpcode(Name);
+    H.TailOpcode = Tail.str();
+    H.TailMnemonic = H.Mnemonic;
+    if (Tail != Name) {
+      MCInst T = MI;
+      T.setOpcode(D.OpcodeByName.lookup(Tail));
+      H.TailMnemonic = D.mnemonic(T);
+    }
+    // Operands as BOLT symbolizes them: a direct target becomes a label
+    // or function symbol (hashed empty); a RIP-relative displacement the
+    // data it reaches (its address; a function's address is hashed empty).
+    bool Direct = In.Target && (In.Kind == InstKind::CondBranch ||
+                                In.Kind == InstKind::UncondBranch ||
+                                In.Kind == InstKind::Call);
+    for (unsigned K = 0; K < MI.getNumOperands(); ++K) {
+      const MCOperand &Op = MI.getOperand(K);
+      if (K == 0 && Direct)
+        continue;
+      // RIP is only ever the base of a memory operand (base, scale,
+      // index, displacement, segment); lea's is typed as no memory.
+      if (Op.isReg() && Op.getReg() && K + 4 < MI.getNumOperands() &&
+          StringRef(D.MRI->getName(Op.getReg())) == "RIP" &&
+          MI.getOperand(K + 3).isImm()) {
+        appendInteger(H.Operands, Op.getReg());
+        appendInteger(H.Operands, uint64_t(MI.getOperand(K + 1).getImm()));
+        appendInteger(H.Operands, MI.getOperand(K + 2).getReg());
+        uint64_t To = In.Addr + In.Size + MI.getOperand(K + 3).getImm();
+        int G = functionAt(To);
+        if (G < 0 || I->Functions[G].Start != To)
+          appendInteger(H.Operands, To);
+        appendInteger(H.Operands, MI.getOperand(K + 4).getReg());
+        K += 4;
+        continue;
+      }
+      if (Op.isReg())
+        appendInteger(H.Operands, Op.getReg());
+      else if (Op.isImm())
+        appendInteger(H.Operands, uint64_t(Op.getImm()));
+    }
+    Out.push_back(std::move(H));
+  }
+  return Out;
 }
 
 ArrayRef<Inst> BinaryImage::Impl::keep(ArrayRef<Inst> Insts) const {

@@ -17,6 +17,7 @@
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
 #include "lbr2prof/Support/Path.h"
+#include "lbr2prof/Writers/BoltYaml.h"
 #include "lbr2prof/Writers/Fdata.h"
 #include "lbr2prof/Writers/GcovAfdo.h"
 #include "lbr2prof/Writers/SampleProf.h"
@@ -48,9 +49,11 @@ Expected<OutputFormat> resolveFormat(OutputFormat F, StringRef Output) {
     return OutputFormat::Raw;
   if (Ext == ".prof" || Ext == ".profdata" || Ext == ".extbinary")
     return OutputFormat::ExtBinary;
+  if (Ext == ".yaml" || Ext == ".yml")
+    return OutputFormat::BoltYaml;
   return makeError("{0}: cannot tell the output format from the name; use "
                    "--format=fdata|preagg|text|binary|extbinary|gcov|"
-                   "unsymbolized|raw",
+                   "unsymbolized|raw|bolt-yaml",
                    Output);
 }
 
@@ -75,6 +78,8 @@ static StringRef formatName(OutputFormat F, bool NoLbr) {
     return "an unsymbolized profile";
   case OutputFormat::Raw:
     return "a raw profile (.lbrraw)";
+  case OutputFormat::BoltYaml:
+    return "a BOLT YAML profile";
   default:
     return "an extbinary sample profile";
   }
@@ -133,7 +138,10 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
   if (Opts.NoLbr && Format != OutputFormat::Fdata)
     return makeError("--no-lbr writes IP-sample fdata (-o x.fdata); {0} "
                      "needs branch stacks",
-                     Sample ? "a sample profile" : "pre-aggregated output");
+                     Sample ? "a sample profile"
+                     : Format == OutputFormat::BoltYaml
+                         ? "a BOLT YAML profile"
+                         : "pre-aggregated output");
   bool Gcov = Format == OutputFormat::Gcov;
   // gcc's AutoFDO profiles are line-based only: no contexts, no probes.
   bool Raw = Format == OutputFormat::Raw;
@@ -290,6 +298,34 @@ Error writeFdataOutput(const Run &R) {
     BinaryProfile P = R.binaryProfile();
     writeFdata(P, R.image(), (*F)->os());
   }
+  R.dumpRaw();
+  return (*F)->commit();
+}
+
+/// BOLT's YAML profile, with the hashes -infer-stale-profile matches.
+Error writeBoltYamlOutput(const Run &R) {
+  if (!hasFunctionSymbols(R.image()))
+    return noSymbolsError(R.Bin, "a BOLT YAML profile names functions", "");
+  if (R.image().arch() != "x86_64")
+    return makeError("{0}: BOLT YAML profiles are written for x86-64 "
+                     "binaries only (BOLT's block hashes are "
+                     "target-specific); write fdata (-o x.fdata)",
+                     R.Bin.Path);
+  noteDebugFile(R.Bin.Path, R.image().debugFile(), R.Diags);
+  if (R.raw().Branches.empty())
+    return R.noBranches("");
+  Expected<std::unique_ptr<AtomicOutputFile>> F =
+      AtomicOutputFile::create(R.Opts.Output);
+  if (!F)
+    return F.takeError();
+  BoltYamlHeader H;
+  H.BinaryName = sys::path::filename(R.Bin.Path).str();
+  H.BuildId = toHex(R.image().buildId(), /*LowerCase=*/true);
+  H.Events = R.Rec.EventName;
+  if (!writeBoltYaml(R.binaryProfile(), R.image(), H, (*F)->os()))
+    return makeError("{0}: no function of {1} has a counted branch or call: "
+                     "an empty profile would change nothing",
+                     R.Opts.Output, R.Bin.Path);
   R.dumpRaw();
   return (*F)->commit();
 }
@@ -526,6 +562,8 @@ Error writeOutput(const Run &R) {
     return writePreAggregatedOutput(R);
   case OutputFormat::Unsymbolized:
     return writeUnsymbolizedOutput(R);
+  case OutputFormat::BoltYaml:
+    return writeBoltYamlOutput(R);
   default:
     return writeSampleProfileOutput(R);
   }
@@ -556,6 +594,7 @@ std::string allBinariesName(StringRef Recorded, const SelectedBinary &B,
                   : F == OutputFormat::Gcov          ? ".afdo"
                   : F == OutputFormat::Unsymbolized  ? ".unsym"
                   : F == OutputFormat::Raw           ? ".lbrraw"
+                  : F == OutputFormat::BoltYaml      ? ".yaml"
                                                      : ".prof";
   std::string Name = Base + Ext.str();
   for (unsigned K = 2; !Taken.insert(Name).second; ++K)

@@ -103,6 +103,8 @@ int main(int argc, char **argv) {
   lbr2prof perf.data --binary app -o app.fdata    BOLT profile (link app with -Wl,--emit-relocs):
       llvm-bolt app -o app.bolt -data=app.fdata -reorder-blocks=ext-tsp -reorder-functions=cdsort -split-functions -split-all-cold
   lbr2prof a.data b.data --binary app -o app.fdata --stats
+  lbr2prof perf.data --binary app -o app.yaml     BOLT YAML profile, with hashes for a rebuilt app:
+      llvm-bolt newapp -o newapp.bolt -data=app.yaml -infer-stale-profile ...
   lbr2prof perf.data --binary app -o app.preagg   BOLT pre-aggregated text (llvm-bolt --pa -data=...)
   lbr2prof perf.data --binary app --no-lbr -o app.fdata   IP samples only (no_lbr fdata)
   lbr2prof perf.data --all-binaries -o profiles/  one profile per mapped file (perf record -a)
@@ -144,12 +146,14 @@ int main(int argc, char **argv) {
                  "path appended to it)");
   App.add_option("--format", FormatName,
                  "fdata | preagg | text | binary | extbinary | gcov | "
-                 "unsymbolized | raw (default: from the output name: .fdata, "
-                 ".preagg/.pa, .txt, .prof/.profdata, .afdo, .lbrraw; "
+                 "unsymbolized | raw | bolt-yaml (default: from the output "
+                 "name: .fdata, .preagg/.pa, .txt, .prof/.profdata, .afdo, "
+                 ".lbrraw, .yaml/.yml; "
                  "unsymbolized is llvm-profgen's --skip-symbolization text, "
                  "raw the counts of every mapped file, to merge)")
       ->check(CLI::IsMember({"auto", "fdata", "preagg", "text", "binary",
-                             "extbinary", "gcov", "unsymbolized", "raw"}));
+                             "extbinary", "gcov", "unsymbolized", "raw",
+                             "bolt-yaml"}));
   App.add_option("--pid", Gen.Pids, "Only samples of these processes");
   App.add_flag("--ignore-build-id", Gen.IgnoreBuildId,
                "Use the binary even if its build-id differs from the "
@@ -393,7 +397,8 @@ int main(int argc, char **argv) {
       {"extbinary", OutputFormat::ExtBinary},
       {"gcov", OutputFormat::Gcov},
       {"unsymbolized", OutputFormat::Unsymbolized},
-      {"raw", OutputFormat::Raw}};
+      {"raw", OutputFormat::Raw},
+      {"bolt-yaml", OutputFormat::BoltYaml}};
   for (auto &[N, F] : Formats)
     if (FormatName == N)
       Gen.Format = F;

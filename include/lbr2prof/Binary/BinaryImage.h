@@ -91,6 +91,31 @@ struct Inst {
   InstKind Kind = InstKind::Other;
 };
 
+/// What BOLT's profile hashes read of one instruction (BoltYaml.h), as
+/// LLVM's MC decodes it. x86-64 only; the strings are byte strings.
+struct HashedInst {
+  uint64_t Addr = 0;
+  /// Direct branch or call target (binary address), or 0.
+  uint64_t Target = 0;
+  uint8_t Size = 0;
+  InstKind Kind = InstKind::Other;
+  /// A no-op (BOLT's isNoop: the NOOP* opcodes).
+  bool Nop = false;
+  /// MC opcode name ("MOV32rr"); a conditional branch's short form
+  /// ("JCC_1"), as BOLT hashes it.
+  std::string Opcode;
+  /// AT&T mnemonic without blanks ("movl").
+  std::string Mnemonic;
+  /// Opcode name and mnemonic of a jump BOLT turns into a tail call
+  /// (JMP_4, JMP32m, JMP32r), for a jump out of the function.
+  std::string TailOpcode, TailMnemonic;
+  /// BOLT's operand hash (hashInstOperand) of each operand, concatenated:
+  /// registers and immediates as little-endian bytes, a direct target
+  /// empty, a RIP-relative displacement as the address it reaches (empty
+  /// for a function start).
+  std::string Operands;
+};
+
 class BinaryImage {
 public:
   /// Opens an ELF file (x86-64 or AArch64). With Debug, an ELF binary
@@ -124,6 +149,11 @@ public:
   /// Decodes the given functions on Threads threads.
   void decodeFunctions(llvm::ArrayRef<unsigned> FuncIndices,
                        unsigned Threads) const;
+  /// The instructions of function FuncIndex with what BOLT's profile
+  /// hashes read of them; decoded anew on each call (only profiled
+  /// functions of a BOLT YAML output need them). Empty if the image is
+  /// not x86-64 or the function has no bytes.
+  std::vector<HashedInst> hashedInstructions(unsigned FuncIndex) const;
   /// True if the binary has a .symtab (not stripped), or its debug file
   /// gave one.
   bool hasSymtab() const;

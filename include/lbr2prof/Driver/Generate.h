@@ -32,7 +32,9 @@ enum class OutputFormat {
   /// llvm-profgen's unsymbolized profile (--skip-symbolization).
   Unsymbolized,
   /// A raw profile of every mapped file (.lbrraw; RawProfileFile.h).
-  Raw
+  Raw,
+  /// BOLT's YAML profile (.yaml, perf2bolt -w; BoltYaml.h).
+  BoltYaml
 };
 
 struct GenerateOptions {
