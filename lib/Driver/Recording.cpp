@@ -271,10 +271,11 @@ static Expected<double> inputWeight(StringRef In, const RawProvenance &P,
   if (Opts.DecayHalfLife <= 0)
     return W;
   if (!P.CapturedLast)
-    return makeError("{0}: when it was captured is unknown (it was read "
-                     "from a pipe), so --decay cannot weigh it: give it "
-                     "--weight instead",
-                     In);
+    return makeError("{0}: when it was captured is unknown ({1}), so --decay "
+                     "cannot weigh it: give it --weight instead",
+                     In,
+                     In == "-" ? "it is read from a pipe"
+                               : "a raw profile of a pipe, or of version 1");
   double Age = double(Opts.DecayTo - P.CapturedLast);
   return W * std::exp2(-Age / Opts.DecayHalfLife);
 }
