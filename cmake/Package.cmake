@@ -33,4 +33,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # only that tool needs.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "qemu-user")
+# lbr2prof-fleet, the distributed run, runs on Dask (python3-distributed,
+# which brings python3-dask); the rest of the package works without it.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-distributed")
 include(CPack)
