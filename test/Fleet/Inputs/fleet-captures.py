@@ -24,7 +24,8 @@ import subprocess
 import sys
 
 REC_SAMPLE = 9
-HEADER = struct.Struct("<8sQQQQQQQQ")  # magic, size, attr_size, attrs, data, event_types
+# magic, size, attr_size, then (offset, size) of attrs, data, event_types
+HEADER = struct.Struct("<8sQQQQQQQQ")
 
 
 def cut(src, pieces, out_fmt):
@@ -49,7 +50,6 @@ def cut(src, pieces, out_fmt):
             sys.exit("%s: bad record at %#x" % (src, off))
         records.append((rtype, blob[off:off + rsize]))
         off += rsize
-    samples = 0
     for n in range(pieces):
         body, i = [], 0
         for rtype, rec in records:
