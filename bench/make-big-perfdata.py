@@ -7,6 +7,10 @@ FINISHED_ROUND every 4096 samples, until the file reaches --size MB.
 `perf script` reads the result.
 
 usage: make-big-perfdata.py -o OUT [--size MB] [--depth N] [--seed N]
+                            [--pool N] [--span BYTES]
+--pool distinct samples and --span bytes of code to draw addresses from set
+how many distinct branches the file holds (default 512 and 0x8000: ~16k;
+bench/fleet uses more to time merges of large raw profiles).
 """
 import argparse
 import random
@@ -21,6 +25,8 @@ def main():
     ap.add_argument("--size", type=int, default=700, help="MB")
     ap.add_argument("--depth", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--pool", type=int, default=512)
+    ap.add_argument("--span", type=lambda v: int(v, 0), default=0x8000)
     a = ap.parse_args()
     rng = random.Random(a.seed)
     PID, BASE = 4242, 0x555555554000
@@ -37,19 +43,19 @@ def main():
     side = rec(3, 0, struct.pack("<II", PID, PID) + name + trailer)
     fname = b"/usr/bin/bench-app".ljust(24, b"\0")
     side += rec(10, 2, struct.pack("<IIQQQIIQQII", PID, PID, BASE + 0x1000,
-                                   0x10000, 0x1000, 8, 1, 1234, 0, 5, 2) + fname +
+                                   max(0x10000, a.span), 0x1000, 8, 1, 1234, 0, 5, 2) + fname +
                 trailer)
     # A pool of distinct samples to cycle through (fresh times each).
     pool = []
-    for _ in range(512):
+    for _ in range(a.pool):
         entries = []
         for _ in range(a.depth):
-            frm = BASE + 0x1000 + rng.randrange(0, 0x8000, 2)
-            to = BASE + 0x1000 + rng.randrange(0, 0x8000, 2)
+            frm = BASE + 0x1000 + rng.randrange(0, a.span, 2)
+            to = BASE + 0x1000 + rng.randrange(0, a.span, 2)
             flags = (rng.random() < 0.05) | ((rng.random() >= 0.05) << 1) \
                 | (rng.randrange(1, 200) << 4)
             entries.append(struct.pack("<QQQ", frm, to, flags))
-        ip = BASE + 0x1000 + rng.randrange(0, 0x8000)
+        ip = BASE + 0x1000 + rng.randrange(0, a.span)
         pool.append((ip, b"".join(entries)))
     target = a.size * 1000 * 1000
     out = open(a.o + ".tmp", "wb")

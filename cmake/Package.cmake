@@ -33,6 +33,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # only that tool needs.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "qemu-user")
-# debuginfod's client is opened at run time when DEBUGINFOD_URLS is set.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libdebuginfod1")
+# debuginfod's client is opened at run time when DEBUGINFOD_URLS is set;
+# lbr2prof-fleet, the distributed run, runs on Dask (python3-distributed,
+# which brings python3-dask). The rest of the package works without them.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libdebuginfod1, python3-distributed")
 include(CPack)

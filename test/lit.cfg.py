@@ -77,6 +77,18 @@ if have("create_llvm_prof"):
 if have("qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.so.6") \
         and os.path.isdir("/usr/lib/gcc-cross/aarch64-linux-gnu"):
     config.available_features.add("aarch64-cross")
+# utils/lbr2prof-fleet runs on Debian's python3-distributed (its shebang is
+# /usr/bin/python3, whatever python runs lit).
+if os.path.exists("/usr/bin/python3"):
+    import subprocess
+    try:
+        ok = subprocess.run(["/usr/bin/python3", "-c", "import distributed"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            timeout=60).returncode == 0
+    except Exception:
+        ok = False
+    if ok:
+        config.available_features.add("dask")
 if have("valgrind"):
     config.available_features.add("valgrind")
 # A local debuginfod server (elfutils') serves debug files to lbr2prof's

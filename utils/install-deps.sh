@@ -11,9 +11,12 @@ set -eu
 # the source tree); llvm-19 (with llvm-19-dev) gives llvm-profdata-19 for
 # the example. Package: dpkg-dev (dpkg-shlibdeps, for cpack -G DEB).
 # libdebuginfod1: elfutils' debuginfod client, which lbr2prof opens when
-# DEBUGINFOD_URLS is set (nothing is linked for it).
+# DEBUGINFOD_URLS is set (nothing is linked for it). python3-distributed
+# and python3-dask: Dask, on which utils/lbr2prof-fleet runs the map and
+# merge tasks (docs/fleet.md).
 PKGS="cmake ninja-build pkg-config python3 llvm-19-dev clang-19 libzstd-dev
-libcli11-dev qemu-user make libc6-dev dpkg-dev libdebuginfod1"
+libcli11-dev qemu-user make libc6-dev dpkg-dev libdebuginfod1
+python3-distributed python3-dask"
 # Tests and benchmarks: GoogleTest; lit and FileCheck (llvm-19-tools);
 # ld.lld-19 and the sanitizer runtimes for test programs; perf, AutoFDO,
 # BOLT, valgrind and hyperfine as judges and baselines; the AArch64 cross
