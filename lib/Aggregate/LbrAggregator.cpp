@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "lbr2prof/Aggregate/ReportCounts.h"
 #include "lbr2prof/Support/Error.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
@@ -62,16 +63,6 @@ void RawProfile::merge(const RawProfile &O) {
   S.RangesCrossDso += T.RangesCrossDso;
 }
 
-/// N times W to the nearest integer; what was seen stays seen.
-static uint64_t scaleCount(uint64_t N, double W) {
-  if (!N)
-    return 0;
-  double X = std::round(double(N) * W);
-  if (X >= 1.8e19)
-    return UINT64_MAX;
-  return std::max<uint64_t>(1, uint64_t(X));
-}
-
 void RawProfile::scaleBy(double W) {
   for (auto &[K, C] : Branches) {
     C.Count = scaleCount(C.Count, W);
@@ -96,13 +87,15 @@ void RawProfile::scaleBy(double W) {
     }
 }
 
+Loc renameDso(Loc L, const DenseMap<int, int> &OldToNew) {
+  if (L == ExternalLoc)
+    return L;
+  auto It = OldToNew.find(locDso(L));
+  return It == OldToNew.end() ? L : makeLoc(It->second, locOffset(L));
+}
+
 void RawProfile::renameDsos(const DenseMap<int, int> &OldToNew) {
-  rekey([&](Loc L) {
-    if (L == ExternalLoc)
-      return L;
-    auto It = OldToNew.find(locDso(L));
-    return It == OldToNew.end() ? L : makeLoc(It->second, locOffset(L));
-  });
+  rekey([&](Loc L) { return renameDso(L, OldToNew); });
   DenseMap<int, uint64_t> PerDso;
   for (const auto &[K, V] : SamplesPerDso) {
     auto It = OldToNew.find(K);
@@ -692,7 +685,8 @@ Error LbrAggregator::onRawSample(const RecordInfo &R, unsigned AttrIndex,
   return Error::success();
 }
 
-void LbrAggregator::importRaw(RawProfile &&Counts, ArrayRef<DsoInfo> Files) {
+void LbrAggregator::importRaw(RawProfile &&Counts, ArrayRef<DsoInfo> Files,
+                              ReportCounts *Report) {
   ProcessMaps &M = mutableMaps();
   DenseMap<int, int> Index;
   for (int D = 0; D < int(Files.size()); ++D) {
@@ -700,8 +694,12 @@ void LbrAggregator::importRaw(RawProfile &&Counts, ArrayRef<DsoInfo> Files) {
     if (New != D)
       Index[D] = New;
   }
-  if (!Index.empty())
+  if (!Index.empty()) {
     Counts.renameDsos(Index);
+    if (Report)
+      rekeyReportCounts(*Report,
+                        [&](Loc L) { return renameDso(L, Index); });
+  }
   Main.Profile.merge(Counts);
 }
 

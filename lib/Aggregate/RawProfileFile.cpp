@@ -229,9 +229,46 @@ static void writeContexts(BodyWriter &W, const ContextCounts &C) {
   }
 }
 
+/// The report's counts (version 2): 0 if there are none; else 1, the
+/// path length L, the blocks without cycles, the entries with cycles, the
+/// entries; the (block, cycles) rows sorted: start, end, cycles, entries;
+/// the paths sorted: 2L locations (each block's start and end, oldest
+/// first), occurrences.
+static void writeReportCounts(BodyWriter &W, const ReportCounts *C) {
+  W.num(C ? 1 : 0);
+  if (!C)
+    return;
+  W.num(C->PathLength);
+  W.num(C->BlocksWithoutCycles);
+  W.num(C->EntriesWithCycles);
+  W.num(C->Entries);
+  std::vector<std::pair<std::tuple<Loc, Loc, uint32_t>, uint64_t>> Blocks;
+  for (const auto &[K, N] : C->BlockCycles)
+    Blocks.push_back({{K.Start, K.End, K.Cycles}, N});
+  llvm::sort(Blocks);
+  W.num(Blocks.size());
+  for (const auto &[K, N] : Blocks) {
+    W.loc(std::get<0>(K));
+    W.loc(std::get<1>(K));
+    W.num(std::get<2>(K));
+    W.num(N);
+  }
+  std::vector<std::pair<std::array<Loc, 2 * MaxPathLength>, uint64_t>> Paths;
+  for (const auto &[K, N] : C->Paths)
+    Paths.push_back({K.Ends, N});
+  llvm::sort(Paths);
+  W.num(Paths.size());
+  for (const auto &[Ends, N] : Paths) {
+    for (unsigned J = 0; J < 2 * C->PathLength; ++J)
+      W.loc(Ends[J]);
+    W.num(N);
+  }
+}
+
 Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
                           ArrayRef<BuildIdEntry> BuildIds, CountUnits Units,
-                          const RawProvenance &Prov, StringRef Path) {
+                          const RawProvenance &Prov, StringRef Path,
+                          const ReportCounts *Report) {
   BodyWriter W;
   W.num(uint64_t(Units));
   W.str(Prov.Host);
@@ -284,6 +321,7 @@ Error writeRawProfileFile(const RawProfile &P, ArrayRef<DsoInfo> Dsos,
     W.num(N);
   }
   writeContexts(W, P.Contexts);
+  writeReportCounts(W, Report);
   W.OS.flush();
 
   // With zstd's content checksum, a damaged body is found when it is
@@ -360,6 +398,60 @@ static Error readContexts(BodyReader &R, size_t Dsos, ContextCounts &C) {
         return E;
       (*Rows)[Key] = V;
     }
+  }
+  return Error::success();
+}
+
+static Error readReportCounts(BodyReader &R, size_t Dsos,
+                              std::optional<ReportCounts> &Out) {
+  uint64_t Has, N;
+  if (Error E = R.num(Has, "the report counts"))
+    return E;
+  if (Has > 1)
+    return R.fail("report counts flag " + Twine(Has) + " (0 or 1 expected)");
+  if (!Has)
+    return Error::success();
+  ReportCounts &C = Out.emplace();
+  uint64_t L;
+  if (Error E = R.num(L, "the path length"))
+    return E;
+  if (L < 1 || L > MaxPathLength)
+    return R.fail("path length " + Twine(L) + " (1 to " +
+                  Twine(MaxPathLength) + " expected)");
+  C.PathLength = unsigned(L);
+  for (uint64_t *V : {&C.BlocksWithoutCycles, &C.EntriesWithCycles,
+                      &C.Entries})
+    if (Error E = R.num(*V, "a report count"))
+      return E;
+  if (Error E = R.rows(N, 6, "the block cycles count"))
+    return E;
+  for (uint64_t K = 0; K < N; ++K) {
+    BlockCyclesKey B;
+    uint64_t Cycles, Count;
+    if (Error E = R.loc(B.Start, Dsos, "a block's start"))
+      return E;
+    if (Error E = R.loc(B.End, Dsos, "a block's end"))
+      return E;
+    if (Error E = R.num(Cycles, "a block's cycles"))
+      return E;
+    if (Cycles > UINT32_MAX)
+      return R.fail("block cycles " + Twine(Cycles) + " above 32 bits");
+    B.Cycles = uint32_t(Cycles);
+    if (Error E = R.num(Count, "a block's count"))
+      return E;
+    C.BlockCycles[B] = Count;
+  }
+  if (Error E = R.rows(N, 4 * C.PathLength + 1, "the path count"))
+    return E;
+  for (uint64_t K = 0; K < N; ++K) {
+    PathKey P;
+    for (unsigned J = 0; J < 2 * C.PathLength; ++J)
+      if (Error E = R.loc(P.Ends[J], Dsos, "a path's block"))
+        return E;
+    uint64_t Count;
+    if (Error E = R.num(Count, "a path's count"))
+      return E;
+    C.Paths[P] = Count;
   }
   return Error::success();
 }
@@ -475,9 +567,12 @@ static Error readBody(BodyReader &R, uint32_t V, RawProfileFile &F) {
       return E;
     Prof.SamplesPerDso[int(D) - 1] = C;
   }
-  if (V >= 2)
+  if (V >= 2) {
     if (Error E = readContexts(R, Dsos, Prof.Contexts))
       return E;
+    if (Error E = readReportCounts(R, Dsos, F.Report))
+      return E;
+  }
   if (!R.atEnd())
     return R.fail("bytes after the last table");
   return Error::success();

@@ -18,6 +18,7 @@
 #include "lbr2prof/Support/OutputFile.h"
 #include "lbr2prof/Support/Path.h"
 #include "lbr2prof/Writers/BoltYaml.h"
+#include "lbr2prof/Report/Report.h"
 #include "lbr2prof/Writers/Fdata.h"
 #include "lbr2prof/Writers/GcovAfdo.h"
 #include "lbr2prof/Writers/SampleProf.h"
@@ -195,6 +196,8 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
        "outputs built from CFGs (fdata and sample profiles)"},
       {!Opts.WindowWeighting, "--no-window-weighting", !Opts.NoLbr,
        "branch-stack outputs (not --no-lbr)"},
+      {Opts.WithReport, "--with-report", Raw,
+       "raw profiles (-o x.lbrraw), which then keep what `report` reads"},
   };
   for (const Rule &R : Rules)
     if (R.Given && !R.Applies)
@@ -787,7 +790,16 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   IO.Weights = Opts.Weights;
   IO.DecayHalfLife = Opts.DecayHalfLife;
   IO.DecayTo = Opts.DecayTo;
-  Expected<Recording> Rec = readRecording(IO, Agg, Agg, Diags);
+  // --with-report: the report's own counts beside the aggregator's, from
+  // the same samples (and from raw inputs, which must have them).
+  std::optional<ReportCollector> Col;
+  if (Opts.WithReport) {
+    Col.emplace(Agg, AO, DefaultPathLength);
+    IO.Report = &Col->Counts;
+  }
+  PerfEventHandler &Handler =
+      Col ? static_cast<PerfEventHandler &>(*Col) : Agg;
+  Expected<Recording> Rec = readRecording(IO, Agg, Handler, Diags);
   if (!Rec)
     return Rec.takeError();
   RawProfile &Raw = Agg.profile();
@@ -807,7 +819,7 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
     P.Event = Rec->EventName;
     return writeRawProfileFile(Raw, Agg.maps().dsos(), Rec->BuildIds,
                                Rec->Units.value_or(CountUnits::Estimates), P,
-                               Opts.Output);
+                               Opts.Output, Col ? &Col->Counts : nullptr);
   }
   if (Opts.AllBinaries)
     return writeAllBinaries(Opts, *Format, Threads, Agg, *Rec, Out, Err,

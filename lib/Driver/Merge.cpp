@@ -98,6 +98,8 @@ static Error mergeFdata(const MergeOptions &Opts) {
     return Refuse("--pid");
   if (!Opts.WindowWeighting)
     return Refuse("--no-window-weighting");
+  if (Opts.WithReport)
+    return Refuse("--with-report");
   for (const std::string &In : Opts.Inputs) {
     bool Raw = In != "-" && isRawProfileFile(In);
     if (Raw || In == "-" || startsWith(In, "PERFILE2"))
@@ -128,6 +130,7 @@ Error runMerge(const MergeOptions &Opts, raw_ostream &Out, raw_ostream &Err) {
   G.Pids = Opts.Pids;
   G.WindowWeighting = Opts.WindowWeighting;
   G.Threads = Opts.Threads;
+  G.WithReport = Opts.WithReport;
   Expected<std::map<std::string, double>> W =
       parseWeights(Opts.Weights, Opts.Inputs);
   if (!W)

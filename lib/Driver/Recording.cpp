@@ -2,6 +2,7 @@
 #include "lbr2prof/Driver/Recording.h"
 #include "ProgressHandler.h"
 #include "lbr2prof/Driver/Kernel.h"
+#include "lbr2prof/Report/Report.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/Path.h"
 #include "lbr2prof/Writers/Unsymbolized.h"
@@ -284,18 +285,36 @@ static Expected<double> inputWeight(StringRef In, const RawProvenance &P,
 /// are added to the aggregator's.
 static Error addRawInput(StringRef In, RawProfileFile &&F,
                          const InputOptions &Opts, LbrAggregator &Agg,
-                         Recording &Rec) {
+                         Recording &Rec, bool Provenance = true) {
   const RawProvenance &P = F.Provenance;
-  if (Error E = addProvenance(Rec, In, F.Units, P))
-    return E;
-  if (Rec.EventName.empty())
-    Rec.EventName = P.Event;
+  if (Provenance) {
+    if (Error E = addProvenance(Rec, In, F.Units, P))
+      return E;
+    if (Rec.EventName.empty())
+      Rec.EventName = P.Event;
+  }
   Expected<double> W = inputWeight(In, P, Opts);
   if (!W)
     return W.takeError();
-  if (*W != 1.0)
+  if (Opts.Report && !F.Report)
+    return makeError("{0}: a raw profile without the report's counts (block "
+                     "cycles, paths): write it with --with-report (lbr2prof "
+                     "perf.data --with-report -o host.lbrraw), or give the "
+                     "recordings",
+                     In);
+  if (Opts.Report && F.Report->PathLength != Opts.Report->PathLength)
+    return makeError("{0}: its paths are {1} blocks long, not {2}: give "
+                     "--path-length {1}",
+                     In, F.Report->PathLength, Opts.Report->PathLength);
+  if (*W != 1.0) {
     F.Profile.scaleBy(*W);
-  Agg.importRaw(std::move(F.Profile), F.Dsos);
+    if (F.Report)
+      scaleReportCounts(*F.Report, *W);
+  }
+  ReportCounts *RC = Opts.Report ? &*F.Report : nullptr;
+  Agg.importRaw(std::move(F.Profile), F.Dsos, RC);
+  if (RC)
+    mergeReportCounts(*Opts.Report, *RC);
   return Error::success();
 }
 
@@ -367,16 +386,25 @@ static Error readWeightedInput(StringRef In, const InputOptions &Opts,
   if (!W)
     return W.takeError();
   LbrAggregator One(Agg.options());
-  if (Error E = readInput(In, Opts, One, One, Rec, Diags))
+  // The report's counts of this recording, weighed with it.
+  std::optional<ReportCollector> Col;
+  if (Opts.Report)
+    Col.emplace(One, One.options(), Opts.Report->PathLength);
+  PerfEventHandler &H = Col ? static_cast<PerfEventHandler &>(*Col) : One;
+  if (Error E = readInput(In, Opts, One, H, Rec, Diags))
     return E;
   if (Error E = One.finish())
     return E;
   F.Dsos = One.maps().dsos();
   F.Profile = std::move(One.profile());
+  if (Col)
+    F.Report = std::move(Col->Counts);
+  InputOptions Scaled = Opts;
+  Scaled.Weights.clear();
+  Scaled.DecayHalfLife = 0;
   if (*W != 1.0)
-    F.Profile.scaleBy(*W);
-  Agg.importRaw(std::move(F.Profile), F.Dsos);
-  return Error::success();
+    Scaled.Weights[In.str()] = *W;
+  return addRawInput(In, std::move(F), Scaled, Agg, Rec, /*Provenance=*/false);
 }
 
 Error checkInputs(ArrayRef<std::string> Inputs, StringRef FromTruth) {

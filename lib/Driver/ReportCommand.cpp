@@ -17,12 +17,6 @@ static Error validate(const ReportOptions &Opts) {
                      MaxPathLength);
   if (Opts.Top == 0)
     return makeError("--top 0: give at least 1 row");
-  for (const std::string &In : Opts.Inputs)
-    if (In != "-" && isRawProfileFile(In))
-      return makeError("{0}: a raw profile holds counts, not the samples the "
-                       "report reads (block latency, paths): give the "
-                       "recordings",
-                       In);
   // The text report goes to standard output: the page cannot go there too.
   if (!Opts.HtmlOutput.empty() && isStandardOutput(Opts.HtmlOutput))
     return makeError("{0}: the HTML page and the text report would both go "
@@ -44,6 +38,8 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   ReportCollector Col(Agg, AO, Opts.PathLength);
   InputOptions IO;
   IO.Inputs = Opts.Inputs;
+  // Raw profiles written with --with-report add their counts.
+  IO.Report = &Col.Counts;
   Expected<Recording> Rec = readRecording(IO, Agg, Col, Diags);
   if (!Rec)
     return Rec.takeError();

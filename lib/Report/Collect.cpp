@@ -19,22 +19,12 @@ using namespace llvm;
 
 namespace lbr2prof {
 
-unsigned BlockCyclesKeyInfo::getHashValue(const BlockCyclesKey &K) {
-  return hashFold(hashMix(hashMix(hashMix(0, K.Start), K.End), K.Cycles));
-}
-
-unsigned PathKeyInfo::getHashValue(const PathKey &K) {
-  uint64_t H = 0;
-  for (Loc L : K.Ends)
-    H = hashMix(H, L);
-  return hashFold(H);
-}
-
 ReportCollector::ReportCollector(LbrAggregator &Agg,
                                  const AggregateOptions &Opts,
                                  unsigned PathLength)
     : Agg(Agg), Opts(Opts), PathLength(PathLength) {
   assert(PathLength >= 1 && PathLength <= MaxPathLength);
+  Counts.PathLength = PathLength;
 }
 
 Error ReportCollector::onMmap(const MmapEvent &E, const RecordInfo &R) {

@@ -177,6 +177,9 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"mcf", "profi"}).description(""));
   App.add_flag("--stats", Gen.Stats,
                "Print what was used and what was dropped, and why");
+  App.add_flag("--with-report", Gen.WithReport,
+               "Raw profiles (-o x.lbrraw): also keep what `lbr2prof "
+               "report` reads (block cycles, paths of 3 blocks)");
   App.add_flag("--ignore-stack-samples", Gen.IgnoreStackSamples,
                "Sample profiles: ignore call stacks (perf record -b -g) and "
                "write a line-based profile instead of a context-sensitive "
@@ -286,6 +289,9 @@ int main(int argc, char **argv) {
                      "every input must be in the same units)");
   MergeCmd->add_option("-j,--threads", Merge.Threads,
                        "Worker threads (default: all cores)");
+  MergeCmd->add_flag("--with-report", Merge.WithReport,
+                     "Keep what `lbr2prof report` reads (every raw input "
+                     "must have it: written with --with-report)");
   MergeCmd->footer(R"(Examples:
   lbr2prof host1.data -o host1.lbrraw            on each host: no binary needed
   lbr2prof merge host*.lbrraw -o fleet.lbrraw
@@ -301,8 +307,9 @@ int main(int argc, char **argv) {
                 "hot paths, calls");
   ReportCmd
       ->add_option("inputs", Rep.Inputs,
-                   "perf.data files (file or pipe mode, '-' for stdin) or "
-                   "perf script text; several add up")
+                   "perf.data files (file or pipe mode, '-' for stdin), "
+                   "perf script text, or raw profiles written with "
+                   "--with-report; several add up")
       ->required();
   ReportCmd->add_option("--binary", Rep.Binary,
                         "The binary to report on (default: the mapped file "

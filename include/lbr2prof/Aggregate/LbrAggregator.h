@@ -27,7 +27,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -45,6 +47,8 @@ inline Loc makeLoc(unsigned Dso, uint64_t FileOffset) {
 }
 inline int locDso(Loc L) { return int(L >> 48) - 1; }
 inline uint64_t locOffset(Loc L) { return L & ((1ULL << 48) - 1); }
+/// L with its DSO index renamed by OldToNew (L itself if not in it).
+Loc renameDso(Loc L, const llvm::DenseMap<int, int> &OldToNew);
 
 /// Weights are whole multiples of 2^-16 (WeightUnit): sums of them are
 /// exact in a double up to 2^53 units (1.4e11 executions a key), so they
@@ -59,6 +63,17 @@ inline double quantizeWeight(double W) {
     return W;
   uint64_t U = uint64_t(Units + 0.5);
   return double(U ? U : W > 0) * WeightUnit;
+}
+
+/// N times W > 0 to the nearest integer, for weighted merges; what was
+/// seen stays seen (at least 1).
+inline uint64_t scaleCount(uint64_t N, double W) {
+  if (!N)
+    return 0;
+  double X = std::round(double(N) * W);
+  if (X >= 1.8e19)
+    return UINT64_MAX;
+  return std::max<uint64_t>(1, uint64_t(X));
 }
 
 struct BranchCount {
@@ -239,6 +254,8 @@ private:
 /// their own RawProfiles, merged by finish(); each batch carries the
 /// (immutable) mappings in force when its samples were taken, so side-band
 /// records keep their order relative to samples.
+struct ReportCounts;
+
 class LbrAggregator : public PerfEventHandler {
 public:
   explicit LbrAggregator(AggregateOptions Opts);
@@ -276,9 +293,12 @@ public:
   /// Adds exact counts (from an emulator's truth, not from samples): a
   /// taken branch / a straight-line run [Begin, End] executed Count times.
   /// Adds a raw profile's counts (RawProfileFile.h), its files interned
-  /// by path as mapped files are, so their DSO indices follow the order
-  /// they were first seen in.
-  void importRaw(RawProfile &&Counts, llvm::ArrayRef<DsoInfo> Files);
+  /// by path and build-id as mapped files are, so their DSO indices follow
+  /// the order they were first seen in. Report, if given, holds the same
+  /// raw profile's report counts: they are renumbered alike (the caller
+  /// adds them where it keeps its own).
+  void importRaw(RawProfile &&Counts, llvm::ArrayRef<DsoInfo> Files,
+                 ReportCounts *Report = nullptr);
   void addExactBranch(uint32_t Pid, uint64_t From, uint64_t To,
                       uint64_t Count);
   void addExactRange(uint32_t Pid, uint64_t Begin, uint64_t End,

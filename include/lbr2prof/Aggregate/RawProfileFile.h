@@ -23,7 +23,9 @@
 #define LBR2PROF_AGGREGATE_RAWPROFILEFILE_H
 
 #include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "lbr2prof/Aggregate/ReportCounts.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,18 +64,23 @@ struct RawProfileFile {
   RawProvenance Provenance;
   std::vector<DsoInfo> Dsos;
   RawProfile Profile;
+  /// What `report` reads beyond the profile, when the raw profile was
+  /// written with --with-report.
+  std::optional<ReportCounts> Report;
 };
 
 /// True if the file at Path starts with the .lbrraw magic.
 bool isRawProfileFile(llvm::StringRef Path);
 
 /// Writes Profile (with its DSO table, build-ids resolved through
-/// BuildIds) to Path through a temporary file.
+/// BuildIds, and the report's counts if Report is given) to Path through a
+/// temporary file.
 llvm::Error writeRawProfileFile(const RawProfile &Profile,
                                 llvm::ArrayRef<DsoInfo> Dsos,
                                 llvm::ArrayRef<BuildIdEntry> BuildIds,
                                 CountUnits Units, const RawProvenance &P,
-                                llvm::StringRef Path);
+                                llvm::StringRef Path,
+                                const ReportCounts *Report = nullptr);
 
 /// Reads Path; a damaged or cut file is a one-line error naming the file
 /// and the offset, never a partial profile.

@@ -98,6 +98,9 @@ struct GenerateOptions {
   std::map<std::string, double> Weights;
   double DecayHalfLife = 0;
   int64_t DecayTo = 0;
+  /// A raw profile also keeps what `report` reads beyond the counts
+  /// (block cycles, hot paths of 3 blocks; ReportCounts.h).
+  bool WithReport = false;
 };
 
 /// Chooses the output format from the option or the output file's name.

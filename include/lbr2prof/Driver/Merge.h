@@ -33,6 +33,8 @@ struct MergeOptions {
   std::vector<uint32_t> Pids;
   bool WindowWeighting = true;
   unsigned Threads = 0;
+  /// Keep the report's counts (every raw input must have them).
+  bool WithReport = false;
 };
 
 /// A duration such as "7d" in seconds; an error names Option.

@@ -55,6 +55,9 @@ struct InputOptions {
   double DecayHalfLife = 0;
   int64_t DecayTo = 0;
   bool weighted() const { return !Weights.empty() || DecayHalfLife > 0; }
+  /// Where the report's counts go (`report`, or a raw profile written
+  /// with --with-report): raw inputs add theirs, and must have them.
+  ReportCounts *Report = nullptr;
 };
 
 /// What the inputs said besides their samples (which are in the

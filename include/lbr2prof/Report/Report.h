@@ -13,6 +13,7 @@
 #define LBR2PROF_REPORT_REPORT_H
 
 #include "lbr2prof/Aggregate/LbrAggregator.h"
+#include "lbr2prof/Aggregate/ReportCounts.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -48,7 +49,7 @@ struct ReportOptions {
   /// containing, that binary address) or "function:line".
   std::string Block;
   /// Blocks per hot path (hyperblock).
-  unsigned PathLength = 3;
+  unsigned PathLength = DefaultPathLength;
   /// Histograms drawn for the hottest blocks when --block is not given.
   unsigned HistogramBlocks = 3;
 };
@@ -70,65 +71,6 @@ llvm::Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
 //===----------------------------------------------------------------------===//
 
 /// Longest hot path the collector can key.
-constexpr unsigned MaxPathLength = 8;
-
-/// A fall-through block [Start, End] (Locs) and one cycles value observed
-/// for it.
-struct BlockCyclesKey {
-  Loc Start = 0, End = 0;
-  uint32_t Cycles = 0;
-  bool operator==(const BlockCyclesKey &O) const {
-    return Start == O.Start && End == O.End && Cycles == O.Cycles;
-  }
-};
-
-/// A chain of consecutive blocks, oldest first: for each block its start
-/// and end Loc; unused slots are 0.
-struct PathKey {
-  std::array<Loc, 2 * MaxPathLength> Ends{};
-  bool operator==(const PathKey &O) const { return Ends == O.Ends; }
-};
-
-struct BlockCyclesKeyInfo {
-  static BlockCyclesKey getEmptyKey() { return {~0ULL, ~0ULL, 0}; }
-  static BlockCyclesKey getTombstoneKey() { return {~0ULL - 1, ~0ULL, 0}; }
-  static unsigned getHashValue(const BlockCyclesKey &K);
-  static bool isEqual(const BlockCyclesKey &A, const BlockCyclesKey &B) {
-    return A == B;
-  }
-};
-struct PathKeyInfo {
-  static PathKey getEmptyKey() {
-    PathKey K;
-    K.Ends[0] = ~0ULL;
-    return K;
-  }
-  static PathKey getTombstoneKey() {
-    PathKey K;
-    K.Ends[0] = ~0ULL - 1;
-    return K;
-  }
-  static unsigned getHashValue(const PathKey &K);
-  static bool isEqual(const PathKey &A, const PathKey &B) { return A == B; }
-};
-
-/// What the report needs beyond the RawProfile, counted per sample with
-/// the same entry rules as the aggregator (empty, wrong-path and
-/// duplicated-newest entries are skipped).
-struct ReportCounts {
-  /// Entries per (block, cycles value) with a cycles value != 0. The
-  /// block runs from an entry's target to the next newer entry's source;
-  /// its cycles are the newer entry's (cycles since the previous LBR
-  /// update, i.e. since the older branch).
-  llvm::DenseMap<BlockCyclesKey, uint64_t, BlockCyclesKeyInfo> BlockCycles;
-  /// Blocks (entries with a newer neighbour) whose newer entry had cycles 0.
-  uint64_t BlocksWithoutCycles = 0;
-  /// Entries with a non-zero cycles field, of all usable entries.
-  uint64_t EntriesWithCycles = 0, Entries = 0;
-  /// Occurrences of chains of PathLength consecutive blocks.
-  llvm::DenseMap<PathKey, uint64_t, PathKeyInfo> Paths;
-};
-
 /// Forwards every event to an LbrAggregator (single-threaded, unweighted)
 /// and counts ReportCounts from the same samples, locating addresses
 /// through the aggregator's process maps.
