@@ -396,7 +396,8 @@ static Error readContexts(BodyReader &R, size_t Dsos, ContextCounts &C) {
         return E;
       if (Error E = R.weight(V.Weight, What))
         return E;
-      (*Rows)[Key] = V;
+      if (!Rows->try_emplace(Key, V).second)
+        return R.fail(Twine(What) + " listed twice");
     }
   }
   return Error::success();
@@ -439,7 +440,8 @@ static Error readReportCounts(BodyReader &R, size_t Dsos,
     B.Cycles = uint32_t(Cycles);
     if (Error E = R.num(Count, "a block's count"))
       return E;
-    C.BlockCycles[B] = Count;
+    if (!C.BlockCycles.try_emplace(B, Count).second)
+      return R.fail("a block's cycles listed twice");
   }
   if (Error E = R.rows(N, 4 * C.PathLength + 1, "the path count"))
     return E;
@@ -451,7 +453,8 @@ static Error readReportCounts(BodyReader &R, size_t Dsos,
     uint64_t Count;
     if (Error E = R.num(Count, "a path's count"))
       return E;
-    C.Paths[P] = Count;
+    if (!C.Paths.try_emplace(P, Count).second)
+      return R.fail("a path listed twice");
   }
   return Error::success();
 }

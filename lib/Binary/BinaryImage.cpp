@@ -207,16 +207,10 @@ static Error readDebugFileSymbols(BinaryImage::Impl &B,
   if (B.HasSymtab || !B.Debug || !B.Debug->separate())
     return Error::success();
   const std::string &Path = B.Debug->Path;
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                   /*RequiresNullTerminator=*/false);
-  if (!Buf)
-    return makeError("{0}: cannot open debug file: {1}", Path,
-                     Buf.getError().message());
-  auto Obj = ObjectFile::createObjectFile((*Buf)->getMemBufferRef());
-  if (!Obj)
-    return makeError("{0}: not an object file: {1}", Path,
-                     toString(Obj.takeError()));
-  auto *D = dyn_cast<ELFObjectFile<ELFT>>(Obj->get());
+  Expected<OpenedDebugFile> F = openDebugFile(Path);
+  if (!F)
+    return F.takeError();
+  auto *D = dyn_cast<ELFObjectFile<ELFT>>(F->Obj.get());
   if (!D)
     return makeError("{0}: not an ELF file of the binary's class and byte "
                      "order",

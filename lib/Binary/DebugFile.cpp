@@ -83,8 +83,7 @@ struct DebugLink {
 };
 } // namespace
 
-static Expected<Candidate> openCandidate(StringRef Path) {
-  Candidate C;
+Expected<OpenedDebugFile> openDebugFile(StringRef Path) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)
@@ -94,8 +93,16 @@ static Expected<Candidate> openCandidate(StringRef Path) {
   if (!Obj)
     return makeError("{0}: not an object file: {1}", Path,
                      toString(Obj.takeError()));
-  C.Buffer = std::move(*Buf);
-  C.Obj = std::move(*Obj);
+  return OpenedDebugFile{std::move(*Buf), std::move(*Obj)};
+}
+
+static Expected<Candidate> openCandidate(StringRef Path) {
+  Expected<OpenedDebugFile> F = openDebugFile(Path);
+  if (!F)
+    return F.takeError();
+  Candidate C;
+  C.Buffer = std::move(F->Buffer);
+  C.Obj = std::move(F->Obj);
   C.Id = getBuildID(C.Obj.get());
   return std::move(C);
 }

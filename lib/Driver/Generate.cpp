@@ -237,6 +237,18 @@ struct Run {
     if (Opts.Dump == "raw")
       printRawProfile(raw(), Agg.maps(), Out);
   }
+  /// Writes -o through a temporary file by Write (nothing is left if it
+  /// fails), then --dump=raw's text, then puts the file in place.
+  Error writeOutputFile(function_ref<Error(raw_ostream &)> Write) const {
+    Expected<std::unique_ptr<AtomicOutputFile>> F =
+        AtomicOutputFile::create(Opts.Output);
+    if (!F)
+      return F.takeError();
+    if (Error E = Write((*F)->os()))
+      return E;
+    dumpRaw();
+    return (*F)->commit();
+  }
   Error noBranches(StringRef Hint) const {
     return noBranchStackError(Rec.Name, Hint);
   }
@@ -290,19 +302,13 @@ Error writeFdataOutput(const Run &R) {
   noteDebugFile(R.Bin.Path, R.image().debugFile(), R.Diags);
   if (!R.Opts.NoLbr && R.raw().Branches.empty())
     return R.noBranches(", or use --no-lbr for an IP-sample profile");
-  Expected<std::unique_ptr<AtomicOutputFile>> F =
-      AtomicOutputFile::create(R.Opts.Output);
-  if (!F)
-    return F.takeError();
-  if (R.Opts.NoLbr) {
-    writeNoLbrFdata(R.raw(), R.Bin.Dso, R.image(), R.Rec.EventName,
-                    (*F)->os());
-  } else {
-    BinaryProfile P = R.binaryProfile();
-    writeFdata(P, R.image(), (*F)->os());
-  }
-  R.dumpRaw();
-  return (*F)->commit();
+  return R.writeOutputFile([&](raw_ostream &OS) {
+    if (R.Opts.NoLbr)
+      writeNoLbrFdata(R.raw(), R.Bin.Dso, R.image(), R.Rec.EventName, OS);
+    else
+      writeFdata(R.binaryProfile(), R.image(), OS);
+    return Error::success();
+  });
 }
 
 /// BOLT's YAML profile, with the hashes -infer-stale-profile matches.
@@ -317,20 +323,17 @@ Error writeBoltYamlOutput(const Run &R) {
   noteDebugFile(R.Bin.Path, R.image().debugFile(), R.Diags);
   if (R.raw().Branches.empty())
     return R.noBranches("");
-  Expected<std::unique_ptr<AtomicOutputFile>> F =
-      AtomicOutputFile::create(R.Opts.Output);
-  if (!F)
-    return F.takeError();
   BoltYamlHeader H;
   H.BinaryName = sys::path::filename(R.Bin.Path).str();
   H.BuildId = toHex(R.image().buildId(), /*LowerCase=*/true);
   H.Events = R.Rec.EventName;
-  if (!writeBoltYaml(R.binaryProfile(), R.image(), H, (*F)->os()))
-    return makeError("{0}: no function of {1} has a counted branch or call: "
-                     "an empty profile would change nothing",
-                     R.Opts.Output, R.Bin.Path);
-  R.dumpRaw();
-  return (*F)->commit();
+  return R.writeOutputFile([&](raw_ostream &OS) -> Error {
+    if (!writeBoltYaml(R.binaryProfile(), R.image(), H, OS))
+      return makeError("{0}: no function of {1} has a counted branch or "
+                       "call: an empty profile would change nothing",
+                       R.Opts.Output, R.Bin.Path);
+    return Error::success();
+  });
 }
 
 /// llvm-profgen's unsymbolized profile: raw counts, for
@@ -338,26 +341,20 @@ Error writeBoltYamlOutput(const Run &R) {
 Error writeUnsymbolizedOutput(const Run &R) {
   if (R.raw().Branches.empty())
     return R.noBranches("");
-  Expected<std::unique_ptr<AtomicOutputFile>> F =
-      AtomicOutputFile::create(R.Opts.Output);
-  if (!F)
-    return F.takeError();
-  writeUnsymbolized(R.raw(), R.Bin.Dso, R.image(), (*F)->os());
-  R.dumpRaw();
-  return (*F)->commit();
+  return R.writeOutputFile([&](raw_ostream &OS) {
+    writeUnsymbolized(R.raw(), R.Bin.Dso, R.image(), OS);
+    return Error::success();
+  });
 }
 
 Error writePreAggregatedOutput(const Run &R) {
   if (R.raw().Branches.empty())
     return R.noBranches(" (llvm-bolt 19 reads only branch and fall-through "
                         "lines from pre-aggregated input)");
-  Expected<std::unique_ptr<AtomicOutputFile>> F =
-      AtomicOutputFile::create(R.Opts.Output);
-  if (!F)
-    return F.takeError();
-  writePreAggregated(R.raw(), R.Bin.Dso, R.image(), (*F)->os());
-  R.dumpRaw();
-  return (*F)->commit();
+  return R.writeOutputFile([&](raw_ostream &OS) {
+    writePreAggregated(R.raw(), R.Bin.Dso, R.image(), OS);
+    return Error::success();
+  });
 }
 
 /// A line-based profile in GCC's AutoFDO format (gcc -fauto-profile=):

@@ -21,7 +21,10 @@
 #define LBR2PROF_BINARY_DEBUGFILE_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Error.h"
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,6 +89,15 @@ findDebugFile(const llvm::object::ObjectFile &Binary,
 
 /// True if Obj has a DWARF .debug_info section (plain or .zdebug_info).
 bool hasDwarf(const llvm::object::ObjectFile &Obj);
+
+/// A debug file opened as an object file, with the buffer it reads.
+struct OpenedDebugFile {
+  std::unique_ptr<llvm::MemoryBuffer> Buffer;
+  std::unique_ptr<llvm::object::ObjectFile> Obj;
+};
+/// Opens Path as an object file ("PATH: cannot open debug file: ..." or
+/// "PATH: not an object file: ..." otherwise).
+llvm::Expected<OpenedDebugFile> openDebugFile(llvm::StringRef Path);
 
 } // namespace lbr2prof
 
