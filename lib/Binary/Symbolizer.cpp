@@ -40,6 +40,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/Symbolizer.h"
+#include "LineRows.h"
+#include "UnitSubroutines.h"
 #include "lbr2prof/Support/Error.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -55,6 +57,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <optional>
 #include <poll.h>
@@ -184,7 +187,9 @@ public:
   /// abstract origin, its declaration line, the call site's attributes, a
   /// file's path from the line-table prologue) kept per DIE and per file.
   /// Used by the children, which look up addresses in runs.
-  void lookupFast(uint64_t Addr, Answer &Out);
+  /// Addr is the K-th address of the chunk the child serves, in Unit.
+  void lookupFast(uint64_t Addr, size_t K, DWARFCompileUnit *Unit,
+                  Answer &Out);
   struct DieInfo {
     StringRef Name;
     bool HasName = false, HasCaller = false;
@@ -193,12 +198,34 @@ public:
   };
   /// By (unit, DIE offset): a split unit's DIEs have their own offsets.
   DenseMap<std::pair<const void *, uint64_t>, DieInfo> DieCache;
-  /// (line table, file index) -> path, if the prologue has that file.
+  /// (line-table prologue, file index) -> path, if it has that file.
   DenseMap<std::pair<const void *, uint64_t>, std::optional<StringRef>>
       FileCache;
   const DieInfo &dieInfo(const DWARFDie &D, bool WithCaller);
-  std::optional<StringRef> fileName(const DWARFDebugLine::LineTable *LT,
+  /// The same from a unit read by UnitSubroutines; nullptr if it declines.
+  const DieInfo *dieInfo(DWARFUnit *CU, const UnitSubroutines &S,
+                         uint64_t Offset);
+  /// Each unit's subroutines, read once (nullptr: LLVM reads the unit).
+  DenseMap<DWARFUnit *, std::unique_ptr<UnitSubroutines>> Subroutines;
+  UnitSubroutines *subroutinesOf(DWARFUnit *CU);
+  std::optional<StringRef> fileName(const DWARFDebugLine::Prologue *P,
                                     uint64_t Index, DWARFUnit *CU);
+  /// A child's line rows: each unit's line program is read once, for all
+  /// the chunk's addresses in it (Members), when its first one is looked
+  /// up; RowOf holds each address's row, Lines each unit's prologue
+  /// (nullptr: no line table).
+  struct ChunkLines {
+    ArrayRef<uint64_t> Addrs;
+    DenseMap<DWARFUnit *, std::vector<uint32_t>> Members;
+    std::vector<LineRow> RowOf;
+    DenseMap<DWARFUnit *, const DWARFDebugLine::Prologue *> Lines;
+    std::deque<DWARFDebugLine::Prologue> Prologues;
+    LineRowReader Reader;
+    std::vector<uint64_t> Batch;
+    std::vector<LineRow> BatchRows;
+  };
+  ChunkLines Chunk;
+  const DWARFDebugLine::Prologue *linesOf(DWARFCompileUnit *CU);
   /// The child's side of prefetch(): answers Addrs on Fd, never returns.
   [[noreturn]] void serve(ArrayRef<uint64_t> Addrs, int Fd);
   /// What the parent knows of one child's stream while it is read.
@@ -500,13 +527,49 @@ Symbolizer::Impl::dieInfo(const DWARFDie &D, bool WithCaller) {
   return Info;
 }
 
+const Symbolizer::Impl::DieInfo *
+Symbolizer::Impl::dieInfo(DWARFUnit *CU, const UnitSubroutines &S,
+                          uint64_t Offset) {
+  auto [It, New] = DieCache.try_emplace({CU, Offset});
+  DieInfo &Info = It->second;
+  if (New || !Info.HasCaller) {
+    UnitSubroutines::Info F;
+    if (!S.info(Offset, F)) {
+      if (New)
+        DieCache.erase({CU, Offset});
+      return nullptr;
+    }
+    if (F.Name) {
+      Info.Name = Names.save(F.Name);
+      Info.HasName = true;
+    }
+    Info.DeclLine = F.DeclLine;
+    Info.CallFile = F.CallFile;
+    Info.CallLine = F.CallLine;
+    Info.CallColumn = F.CallColumn;
+    Info.CallDisc = F.CallDisc;
+    Info.HasCaller = true;
+  }
+  return &Info;
+}
+
+UnitSubroutines *Symbolizer::Impl::subroutinesOf(DWARFUnit *CU) {
+  auto [It, New] = Subroutines.try_emplace(CU);
+  if (New) {
+    auto S = std::make_unique<UnitSubroutines>();
+    if (S->scan(*CU))
+      It->second = std::move(S);
+  }
+  return It->second.get();
+}
+
 std::optional<StringRef>
-Symbolizer::Impl::fileName(const DWARFDebugLine::LineTable *LT,
-                           uint64_t Index, DWARFUnit *CU) {
-  auto [It, New] = FileCache.try_emplace({LT, Index});
+Symbolizer::Impl::fileName(const DWARFDebugLine::Prologue *P, uint64_t Index,
+                           DWARFUnit *CU) {
+  auto [It, New] = FileCache.try_emplace({P, Index});
   if (New) {
     std::string Path;
-    if (LT->getFileNameByIndex(
+    if (P->getFileNameByIndex(
             Index, CU->getCompilationDir(),
             DILineInfoSpecifier::FileLineInfoKind::RelativeFilePath, Path))
       It->second = Names.save(Path);
@@ -514,42 +577,99 @@ Symbolizer::Impl::fileName(const DWARFDebugLine::LineTable *LT,
   return It->second;
 }
 
-void Symbolizer::Impl::lookupFast(uint64_t Addr, Answer &E) {
+const DWARFDebugLine::Prologue *
+Symbolizer::Impl::linesOf(DWARFCompileUnit *CU) {
+  if (auto It = Chunk.Lines.find(CU); It != Chunk.Lines.end())
+    return It->second;
+  const std::vector<uint32_t> &Idx = Chunk.Members[CU];
+  Chunk.Batch.clear();
+  for (uint32_t K : Idx)
+    Chunk.Batch.push_back(Chunk.Addrs[K]);
+  Chunk.BatchRows.resize(Idx.size());
+  const DWARFDebugLine::Prologue *P = nullptr;
+  Chunk.Prologues.emplace_back();
+  switch (Chunk.Reader.lookup(*CU, Chunk.Batch, Chunk.BatchRows,
+                              Chunk.Prologues.back())) {
+  case LineRowsResult::NoTable:
+    break;
+  case LineRowsResult::Done:
+    P = &Chunk.Prologues.back();
+    for (size_t J = 0; J < Idx.size(); ++J)
+      Chunk.RowOf[Idx[J]] = Chunk.BatchRows[J];
+    break;
+  case LineRowsResult::Declined:
+    // LLVM's own table, with its warnings.
+    if (const DWARFDebugLine::LineTable *LT =
+            context().getLineTableForUnit(CU)) {
+      P = &LT->Prologue;
+      for (uint32_t K : Idx) {
+        uint32_t Row = LT->lookupAddress(
+            {Chunk.Addrs[K], object::SectionedAddress::UndefSection});
+        if (Row != UINT32_MAX) {
+          const DWARFDebugLine::Row &R = LT->Rows[Row];
+          Chunk.RowOf[K] = {R.Line, R.Discriminator, R.File, true};
+        }
+      }
+    }
+    break;
+  }
+  Chunk.Lines[CU] = P;
+  return P;
+}
+
+void Symbolizer::Impl::lookupFast(uint64_t Addr, size_t K,
+                                  DWARFCompileUnit *CU, Answer &E) {
   // Step by step what getInliningInfoForAddress does (LLVM 19), keeping
   // only the fields lookup() reads: name, declaration line, line,
   // discriminator and file of each frame, the innermost from the line
   // table, the outer ones from the call-site attributes of the frame
   // inside them.
-  DWARFCompileUnit *CU = context().getCompileUnitForCodeAddress(Addr);
   if (!CU)
     return;
-  SmallVector<DWARFDie, 4> Chain;
-  CU->getInlinedChainForAddress(Addr, Chain);
-  const DWARFDebugLine::LineTable *LT = context().getLineTableForUnit(CU);
+  // The chain's frames: from the unit's subroutines if it could be read
+  // without LLVM's DIE tree, else (or if a frame's DIE needs LLVM) from
+  // getInlinedChainForAddress.
+  SmallVector<DieInfo, 4> Frames; // copies: DieCache may grow meanwhile
+  if (UnitSubroutines *S = subroutinesOf(CU)) {
+    SmallVector<uint64_t, 4> Offsets;
+    S->chain(Addr, Offsets);
+    for (uint64_t Off : Offsets) {
+      const DieInfo *D = dieInfo(CU, *S, Off);
+      if (!D) {
+        Subroutines[CU].reset();
+        Frames.clear();
+        break;
+      }
+      Frames.push_back(*D);
+    }
+  }
+  if (Frames.empty() && !subroutinesOf(CU)) {
+    SmallVector<DWARFDie, 4> Chain;
+    CU->getInlinedChainForAddress(Addr, Chain);
+    for (size_t K = 0; K < Chain.size(); ++K)
+      Frames.push_back(dieInfo(Chain[K], K + 1 < Chain.size()));
+  }
+  const DWARFDebugLine::Prologue *LT = linesOf(CU);
   // The innermost line: file, line, discriminator of the row, if the row
   // and its file exist (else the frame has no line and no file).
   std::optional<StringRef> File0;
   uint32_t Line0 = 0, Disc0 = 0;
-  if (LT) {
-    uint32_t Row =
-        LT->lookupAddress({Addr, object::SectionedAddress::UndefSection});
-    if (Row != UINT32_MAX) {
-      const DWARFDebugLine::Row &R = LT->Rows[Row];
-      File0 = fileName(LT, R.File, CU);
-      if (File0) {
-        Line0 = R.Line;
-        Disc0 = R.Discriminator;
-      }
+  if (LT && Chunk.RowOf[K].Found) {
+    const LineRow &R = Chunk.RowOf[K];
+    File0 = fileName(LT, R.File, CU);
+    if (File0) {
+      Line0 = R.Line;
+      Disc0 = R.Discriminator;
     }
   }
   if (Line0 != 0 && File0)
     E.Line = {*File0, Line0};
-  if (Chain.empty())
+  if (Frames.empty())
     return; // No subprogram: a line only, no frames.
   bool Whole = true;
   uint32_t CallFile = 0, CallLine = 0, CallDisc = 0;
-  for (size_t K = 0; K < Chain.size(); ++K) {
-    const DieInfo &D = dieInfo(Chain[K], K + 1 < Chain.size());
+  for (size_t K = 0; K < Frames.size(); ++K) {
+    const DieInfo &D = Frames[K];
     SourceFrame F;
     uint32_t Line, Disc;
     std::optional<StringRef> File;
@@ -727,10 +847,19 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
       Repeats = 0;
     }
   };
-  for (uint64_t A : Addrs) {
+  // Each address's unit, and each unit's addresses (whose line rows are
+  // read together).
+  std::vector<DWARFCompileUnit *> UnitOf(Addrs.size());
+  Chunk.Addrs = Addrs;
+  Chunk.RowOf.resize(Addrs.size());
+  for (size_t K = 0; K < Addrs.size(); ++K)
+    if ((UnitOf[K] = context().getCompileUnitForCodeAddress(Addrs[K])))
+      Chunk.Members[UnitOf[K]].push_back(uint32_t(K));
+  for (size_t N = 0; N < Addrs.size(); ++N) {
+    uint64_t A = Addrs[N];
     E.Frames.clear();
     E.Line = {};
-    lookupFast(A, E);
+    lookupFast(A, N, UnitOf[N], E);
     // Consecutive instructions of one line have the same answer.
     if (HavePrev && E.Line.File.data() == Prev.Line.File.data() &&
         E.Line.Line == Prev.Line.Line &&

@@ -25,9 +25,35 @@ struct Work {
   std::vector<uint64_t> Leaders; // sorted block starts
   size_t StaticLeaders = 0;      // the first ones, sorted and unique
   std::vector<int64_t> Delta;    // per instruction index, prefix-summed later
-  DenseMap<std::pair<uint64_t, uint64_t>, uint64_t> FallThrough;
+  /// Fall-throughs as ranges add them (a pair may repeat), summed when
+  /// the CFG is filled: one vector, not a hash map per function.
+  std::vector<Edge> FallThrough;
   std::vector<Edge> Taken;
   uint64_t EntryCount = 0;
+};
+
+/// The working state of the touched functions, found by function index
+/// (a std::map of 32k functions was 4% of a broad run, its nodes as much
+/// again in malloc and free).
+class WorkSet {
+public:
+  WorkSet(size_t NumFunctions, ArrayRef<unsigned> Funcs)
+      : Slot(NumFunctions, -1), Funcs(Funcs), Works(Funcs.size()) {
+    for (size_t K = 0; K < Funcs.size(); ++K)
+      Slot[Funcs[K]] = int32_t(K);
+  }
+  /// F must be one of Funcs (every function a branch or range touches).
+  Work &operator[](unsigned F) {
+    assert(Slot[F] >= 0 && "a function no branch or range touched");
+    return Works[size_t(Slot[F])];
+  }
+  ArrayRef<unsigned> functions() const { return Funcs; }
+  std::vector<Work> &all() { return Works; }
+
+private:
+  std::vector<int32_t> Slot;
+  ArrayRef<unsigned> Funcs;
+  std::vector<Work> Works;
 };
 
 /// The static leaders of F, sorted and unique.
@@ -129,10 +155,9 @@ std::vector<AddrRange> collectRanges(const RawProfile &Raw, int Dso,
 
 /// Step 3, start: the working state of each function in Funcs, with its
 /// static leaders (entry, after terminators, direct targets).
-std::map<unsigned, Work> initWork(const BinaryImage &Image,
-                                  ArrayRef<unsigned> Funcs,
-                                  const BinaryProfileOptions &Opts) {
-  std::map<unsigned, Work> W;
+WorkSet initWork(const BinaryImage &Image, ArrayRef<unsigned> Funcs,
+                 const BinaryProfileOptions &Opts) {
+  WorkSet W(Image.functions().size(), Funcs);
   for (unsigned F : Funcs) {
     Work &Wk = W[F];
     if (Opts.Leaders) {
@@ -154,7 +179,7 @@ std::map<unsigned, Work> initWork(const BinaryImage &Image,
 /// edges; its target becomes a leader (a jump within the function) or
 /// adds to the target's entry count (a call or a jump from elsewhere).
 void validateBranches(const BinaryImage &Image, BinaryProfile &P,
-                      std::map<unsigned, Work> &W) {
+                      WorkSet &W) {
   ProfileStats &St = P.Stats;
   std::vector<Edge> Kept;
   for (Edge &E : P.Branches) {
@@ -203,8 +228,8 @@ void validateBranches(const BinaryImage &Image, BinaryProfile &P,
 
 /// Step 3, end: jump targets seen (appended after the static leaders) join
 /// them, sorted and unique.
-void mergeSeenLeaders(std::map<unsigned, Work> &W) {
-  for (auto &[F, Wk] : W) {
+void mergeSeenLeaders(WorkSet &W) {
+  for (Work &Wk : W.all()) {
     auto Static = Wk.Leaders.begin() + Wk.StaticLeaders;
     if (Static == Wk.Leaders.end())
       continue;
@@ -222,7 +247,7 @@ void mergeSeenLeaders(std::map<unsigned, Work> &W) {
 /// the instructions it covers (as a difference array) and to the
 /// fall-throughs into each leader inside it.
 void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
-                 std::map<unsigned, Work> &W, ProfileStats &St) {
+                 WorkSet &W, ProfileStats &St) {
   for (const AddrRange &Rg : Ranges) {
     int FB = Image.functionAt(Rg.Begin), FE = Image.functionAt(Rg.End);
     if (FB < 0 || FE < 0) {
@@ -259,7 +284,7 @@ void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
       int Idx = instIndexAt(I, *L);
       if (Idx <= 0)
         continue;
-      Wk.FallThrough[{I[Idx - 1].Addr, *L}] += Rg.Count;
+      Wk.FallThrough.push_back({I[Idx - 1].Addr, *L, Rg.Count, 0, 0});
     }
   }
 }
@@ -289,12 +314,17 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
     B.Count = Idx >= 0 ? InstCount[Idx] : 0;
     Cfg.Blocks.push_back(B);
   }
-  for (auto &[K, C] : Wk.FallThrough)
-    Cfg.FallThrough.push_back({K.first, K.second, C, 0, 0});
   auto ByAddr = [](const Edge &A, const Edge &B) {
     return std::tie(A.From, A.To) < std::tie(B.From, B.To);
   };
-  std::sort(Cfg.FallThrough.begin(), Cfg.FallThrough.end(), ByAddr);
+  std::sort(Wk.FallThrough.begin(), Wk.FallThrough.end(), ByAddr);
+  for (const Edge &E : Wk.FallThrough) {
+    if (!Cfg.FallThrough.empty() && Cfg.FallThrough.back().From == E.From &&
+        Cfg.FallThrough.back().To == E.To)
+      Cfg.FallThrough.back().Count += E.Count;
+    else
+      Cfg.FallThrough.push_back({E.From, E.To, E.Count, 0, 0});
+  }
   Cfg.Taken = std::move(Wk.Taken);
   std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
   inferConsistentCounts(Cfg, Image, Opts.InferFlow);
@@ -327,7 +357,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
   Image.decodeFunctions(Funcs, Opts.Threads);
 
   // 3. Leaders: entry, after terminators, direct targets, jump targets seen.
-  std::map<unsigned, Work> W = initWork(Image, Funcs, Opts);
+  WorkSet W = initWork(Image, Funcs, Opts);
   validateBranches(Image, P, W);
   mergeSeenLeaders(W);
 
@@ -336,8 +366,8 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
   countRanges(Image, Ranges, W, P.Stats);
 
   // 5. Blocks with counts, edges sorted.
-  for (auto &[F, Wk] : W)
-    fillCfg(Image, F, Wk, Opts, P.Functions[F]);
+  for (size_t K = 0; K < Funcs.size(); ++K)
+    fillCfg(Image, Funcs[K], W.all()[K], Opts, P.Functions[Funcs[K]]);
   return P;
 }
 

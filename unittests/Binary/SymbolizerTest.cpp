@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "lbr2prof/Binary/Symbolizer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
@@ -73,6 +74,71 @@ TEST(Symbolizer, CorruptDwarfIsAnErrorNotACrash) {
     // Nothing was symbolized.
     for (uint64_t Addr : A)
       EXPECT_TRUE((*S)->frames(Addr).empty());
+  }
+}
+
+/// Symbolizes every byte address of Path's functions (instruction starts
+/// or not) isolated (the children's readers: lines in one pass per unit,
+/// subroutines without LLVM's DIE tree) and in process (LLVM's
+/// getInliningInfoForAddress): both must give the same frames and lines.
+/// Returns how many addresses had frames and the deepest stack.
+std::pair<size_t, size_t> expectAgree(const std::string &Path,
+                                      ArrayRef<StringRef> Only = {}) {
+  std::vector<uint64_t> A;
+  {
+    auto B = BinaryImage::open(Path);
+    EXPECT_TRUE(bool(B));
+    if (!B) {
+      consumeError(B.takeError());
+      return {0, 0};
+    }
+    for (const FunctionSym &F : (*B)->functions())
+      if (!F.Plt && (Only.empty() || is_contained(Only, F.Name)))
+        for (uint64_t X = F.Start; X < F.End; ++X)
+          A.push_back(X);
+  }
+  SymbolizerOptions Iso, InProc;
+  InProc.Isolate = false;
+  auto S1 = Symbolizer::create(Path, {}, Iso);
+  auto S2 = Symbolizer::create(Path, {}, InProc);
+  EXPECT_TRUE(bool(S1) && bool(S2));
+  if (!S1 || !S2)
+    return {0, 0};
+  EXPECT_FALSE(bool((*S1)->prefetch(A, 2)));
+  EXPECT_FALSE(bool((*S2)->prefetch(A, 1)));
+  EXPECT_EQ((*S1)->hasDebugInfo(), (*S2)->hasDebugInfo());
+  size_t WithFrames = 0, Deepest = 0;
+  for (uint64_t Addr : A) {
+    ArrayRef<SourceFrame> F1 = (*S1)->frames(Addr), F2 = (*S2)->frames(Addr);
+    EXPECT_EQ(F1.size(), F2.size()) << Path << " 0x" << utohexstr(Addr);
+    if (F1.size() != F2.size())
+      continue;
+    WithFrames += !F1.empty();
+    Deepest = std::max(Deepest, F1.size());
+    for (size_t K = 0; K < F1.size(); ++K) {
+      EXPECT_EQ(F1[K].Function, F2[K].Function);
+      EXPECT_EQ(F1[K].LineOffset, F2[K].LineOffset);
+      EXPECT_EQ(F1[K].Discriminator, F2[K].Discriminator);
+      EXPECT_EQ(F1[K].DupFactor, F2[K].DupFactor);
+      EXPECT_EQ(F1[K].File, F2[K].File);
+      EXPECT_EQ(F1[K].Line, F2[K].Line);
+    }
+    SourceLine L1 = (*S1)->lineAt(Addr), L2 = (*S2)->lineAt(Addr);
+    EXPECT_EQ(L1.File, L2.File) << Path << " 0x" << utohexstr(Addr);
+    EXPECT_EQ(L1.Line, L2.Line) << Path << " 0x" << utohexstr(Addr);
+  }
+  return {WithFrames, Deepest};
+}
+
+TEST(Symbolizer, FastReadersAgreeWithLLVM) {
+  // C++ in DWARF 5 and 4: every byte of every function. Without the
+  // fast readers this compares LLVM with itself; with a wrong sequence
+  // rule, a lost specification or a misplaced nested range it fails.
+  for (const char *Path : {LBR2PROF_TEST_PROGXX, LBR2PROF_TEST_PROGXX4}) {
+    SCOPED_TRACE(Path);
+    auto [WithFrames, Deepest] = expectAgree(Path);
+    EXPECT_GT(WithFrames, 100u);
+    EXPECT_GE(Deepest, 3u); // twice() in mix() in Acc::step()
   }
 }
 

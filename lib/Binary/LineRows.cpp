@@ -1,0 +1,305 @@
+//===- LineRows.cpp - line-table rows of many addresses in one pass -------===//
+//
+// The line program is read as DWARF 5 section 6.2.5 says and as
+// LineTable::parse (LLVM 19) does it: registers reset at each sequence
+// start (address 0, line 1, file 1), a row appended by DW_LNS_copy, a
+// special opcode or DW_LNE_end_sequence, the discriminator cleared after
+// each row, a sequence kept if it has rows and LowPC < HighPC. Every
+// condition on which LLVM would report a problem, or would keep state this
+// reader does not, declines instead (see LineRows.h).
+//
+//===----------------------------------------------------------------------===//
+#include "LineRows.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
+#include "llvm/DebugInfo/DWARF/DWARFUnit.h"
+#include "llvm/Object/ObjectFile.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace lbr2prof {
+
+namespace {
+constexpr uint64_t Undef = object::SectionedAddress::UndefSection;
+
+/// Bounded LEB128 reads; false when the number runs past End or does not
+/// fit 64 bits (LLVM's extractor fails on both).
+bool uleb(const uint8_t *&P, const uint8_t *End, uint64_t &V) {
+  V = 0;
+  for (unsigned Shift = 0; P < End; Shift += 7) {
+    uint8_t B = *P++;
+    uint64_t Slice = B & 0x7f;
+    if (Shift >= 64 ? Slice != 0 : (Slice << Shift) >> Shift != Slice)
+      return false;
+    if (Shift < 64)
+      V |= Slice << Shift;
+    if (!(B & 0x80))
+      return true;
+  }
+  return false;
+}
+
+bool sleb(const uint8_t *&P, const uint8_t *End, int64_t &V) {
+  // Anything longer than 10 bytes is declined rather than matched to
+  // LLVM's overflow rules.
+  uint64_t U = 0;
+  unsigned Shift = 0;
+  uint8_t B;
+  do {
+    if (P >= End || Shift >= 63 + 7)
+      return false;
+    B = *P++;
+    if (Shift == 63 && (B & 0x7f) != 0 && (B & 0x7f) != 0x7f)
+      return false;
+    U |= uint64_t(B & 0x7f) << Shift;
+    Shift += 7;
+  } while (B & 0x80);
+  if (Shift < 64 && (B & 0x40))
+    U |= ~uint64_t(0) << Shift;
+  V = int64_t(U);
+  return true;
+}
+} // namespace
+
+bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
+                        uint64_t Start, uint64_t End) {
+  Rows.clear();
+  Sequences.clear();
+  const DWARFSection &Sec = U.getLineSection();
+  DWARFDataExtractor Data(U.getContext().getDWARFObj(), Sec,
+                          U.isLittleEndian(), U.getAddressByteSize());
+  DWARFDataExtractor Table(Data, End);
+  const uint8_t *Base = reinterpret_cast<const uint8_t *>(Sec.Data.data());
+  const uint8_t *Ptr = Base + Start, *Stop = Base + End;
+  const uint8_t OpcodeBase = P.OpcodeBase;
+  const uint64_t MinInst = P.MinInstLength;
+  const uint8_t LineRange = P.LineRange;
+  const int32_t LineBase = P.LineBase;
+  const uint8_t AddrSize = U.getAddressByteSize();
+
+  Row R;
+  auto reset = [&] {
+    R.Address = 0;
+    R.SectionIndex = Undef;
+    R.Line = 1;
+    R.File = 1;
+    R.Discriminator = 0;
+  };
+  reset();
+  bool SeqEmpty = true;
+  uint64_t SeqLow = 0;
+  uint32_t SeqFirst = 0;
+  auto emit = [&](bool EndSequence) {
+    uint32_t Number = uint32_t(Rows.size());
+    if (SeqEmpty) {
+      SeqEmpty = false;
+      SeqLow = R.Address;
+      SeqFirst = Number;
+    }
+    Rows.push_back(R);
+    if (EndSequence) {
+      if (SeqLow < R.Address)
+        Sequences.push_back({SeqLow, R.Address, R.SectionIndex, SeqFirst,
+                             Number + 1});
+      SeqEmpty = true;
+    }
+    R.Discriminator = 0;
+  };
+  auto advance = [&](uint8_t Adjusted) {
+    R.Address += uint64_t(Adjusted / LineRange) * MinInst;
+  };
+
+  while (Ptr < Stop) {
+    uint8_t Opcode = *Ptr++;
+    if (Opcode >= OpcodeBase) {
+      uint8_t Adjusted = uint8_t(Opcode - OpcodeBase);
+      advance(Adjusted);
+      R.Line += uint32_t(LineBase + int32_t(Adjusted % LineRange));
+      emit(false);
+      continue;
+    }
+    uint64_t V;
+    if (Opcode == 0) {
+      uint64_t Len;
+      if (!uleb(Ptr, Stop, Len))
+        return false;
+      if (Len == 0)
+        continue; // LLVM tolerates a zero-length op silently.
+      if (Len > uint64_t(Stop - Ptr))
+        return false;
+      const uint8_t *OpEnd = Ptr + Len;
+      uint8_t Sub = *Ptr++;
+      switch (Sub) {
+      case dwarf::DW_LNE_end_sequence:
+        emit(true);
+        reset();
+        break;
+      case dwarf::DW_LNE_set_address: {
+        if (Len - 1 != AddrSize)
+          return false;
+        DataExtractor::Cursor C(uint64_t(Ptr - Base));
+        uint64_t SecIx = Undef;
+        uint64_t A = Table.getRelocatedAddress(C, &SecIx);
+        if (!C) {
+          consumeError(C.takeError());
+          return false;
+        }
+        if (A == dwarf::computeTombstoneAddress(AddrSize))
+          return false;
+        R.Address = A;
+        R.SectionIndex = SecIx;
+        Ptr = Base + C.tell();
+        break;
+      }
+      case dwarf::DW_LNE_set_discriminator:
+        if (!uleb(Ptr, OpEnd, V))
+          return false;
+        R.Discriminator = uint32_t(V);
+        break;
+      case dwarf::DW_LNE_define_file:
+        return false; // It adds to the prologue's file names.
+      default:
+        Ptr = OpEnd;
+        break;
+      }
+      // A length that disagrees with the operands is reported by LLVM.
+      if (Ptr != OpEnd)
+        return false;
+      continue;
+    }
+    switch (Opcode) {
+    case dwarf::DW_LNS_copy:
+      emit(false);
+      break;
+    case dwarf::DW_LNS_advance_pc:
+      if (!uleb(Ptr, Stop, V))
+        return false;
+      R.Address += V * MinInst;
+      break;
+    case dwarf::DW_LNS_advance_line: {
+      int64_t D;
+      if (!sleb(Ptr, Stop, D))
+        return false;
+      R.Line = uint32_t(R.Line + D);
+      break;
+    }
+    case dwarf::DW_LNS_set_file:
+      if (!uleb(Ptr, Stop, V))
+        return false;
+      R.File = uint16_t(V);
+      break;
+    case dwarf::DW_LNS_set_column:
+    case dwarf::DW_LNS_set_isa:
+      if (!uleb(Ptr, Stop, V))
+        return false;
+      break;
+    case dwarf::DW_LNS_negate_stmt:
+    case dwarf::DW_LNS_set_basic_block:
+    case dwarf::DW_LNS_set_prologue_end:
+    case dwarf::DW_LNS_set_epilogue_begin:
+      break;
+    case dwarf::DW_LNS_const_add_pc:
+      advance(uint8_t(255 - OpcodeBase));
+      break;
+    case dwarf::DW_LNS_fixed_advance_pc: {
+      DataExtractor::Cursor C(uint64_t(Ptr - Base));
+      uint16_t Delta = uint16_t(Table.getRelocatedValue(C, 2));
+      if (!C) {
+        consumeError(C.takeError());
+        return false;
+      }
+      R.Address += Delta;
+      Ptr = Base + C.tell();
+      break;
+    }
+    default:
+      // An opcode this version does not define: skip its operands, as
+      // many as the prologue says.
+      for (uint8_t K = 0; K < P.StandardOpcodeLengths[Opcode - 1]; ++K)
+        if (!uleb(Ptr, Stop, V))
+          return false;
+      break;
+    }
+  }
+  // An unterminated last sequence is reported by LLVM.
+  return SeqEmpty;
+}
+
+LineRowsResult LineRowReader::lookup(DWARFUnit &U, ArrayRef<uint64_t> Addrs,
+                                     MutableArrayRef<LineRow> Out,
+                                     DWARFDebugLine::Prologue &P) {
+  DWARFDie UnitDIE = U.getUnitDIE();
+  if (!UnitDIE)
+    return LineRowsResult::NoTable;
+  std::optional<uint64_t> StmtList =
+      dwarf::toSectionOffset(UnitDIE.find(dwarf::DW_AT_stmt_list));
+  if (!StmtList)
+    return LineRowsResult::NoTable;
+  uint64_t Start = *StmtList + U.getLineTableOffset();
+  const DWARFSection &Sec = U.getLineSection();
+  if (Start >= Sec.Data.size())
+    return LineRowsResult::NoTable;
+  DWARFDataExtractor Data(U.getContext().getDWARFObj(), Sec,
+                          U.isLittleEndian(), U.getAddressByteSize());
+  uint64_t Offset = Start;
+  bool Warned = false;
+  Error E = P.parse(
+      Data, &Offset,
+      [&](Error W) {
+        consumeError(std::move(W));
+        Warned = true;
+      },
+      U.getContext(), &U);
+  if (E) {
+    consumeError(std::move(E));
+    return LineRowsResult::Declined;
+  }
+  uint64_t Length = P.TotalLength + P.sizeofTotalLength();
+  if (Warned || !Data.isValidOffsetForDataOfSize(Start, Length) ||
+      P.MinInstLength == 0 || P.LineRange == 0 || P.OpcodeBase == 0 || P.MaxOpsPerInst > 1 ||
+      (P.getVersion() >= 4 && P.MaxOpsPerInst == 0) ||
+      U.getAddressByteSize() == 0 ||
+      P.StandardOpcodeLengths.size() + 1 < P.OpcodeBase)
+    return LineRowsResult::Declined;
+  if (!run(U, P, Start + P.getLength(), Start + Length))
+    return LineRowsResult::Declined;
+
+  // LineTable::lookupAddress for an address of no section: the first
+  // sequence, by (section, end) stably sorted, that ends after it, and in
+  // that sequence the last row at or before it.
+  auto ByHighPC = [](const Sequence &L, const Sequence &R) {
+    return std::tie(L.SectionIndex, L.HighPC) <
+           std::tie(R.SectionIndex, R.HighPC);
+  };
+  // Stable: sequences are in program order, and so are their first rows.
+  std::sort(Sequences.begin(), Sequences.end(),
+            [](const Sequence &L, const Sequence &R) {
+              return std::tie(L.SectionIndex, L.HighPC, L.FirstRow) <
+                     std::tie(R.SectionIndex, R.HighPC, R.FirstRow);
+            });
+  for (size_t K = 0; K < Addrs.size(); ++K) {
+    uint64_t A = Addrs[K];
+    Out[K] = LineRow();
+    Sequence Key{0, A, Undef, 0, 0};
+    auto It = std::upper_bound(Sequences.begin(), Sequences.end(), Key,
+                               ByHighPC);
+    if (It == Sequences.end() || It->SectionIndex != Undef ||
+        !(It->LowPC <= A && A < It->HighPC))
+      continue;
+    auto ByAddress = [](const Row &L, const Row &R) {
+      return std::tie(L.SectionIndex, L.Address) <
+             std::tie(R.SectionIndex, R.Address);
+    };
+    Row Probe{A, Undef, 0, 0, 0};
+    const Row *First = Rows.data() + It->FirstRow;
+    const Row *Last = Rows.data() + It->LastRow;
+    const Row *At =
+        std::upper_bound(First + 1, Last - 1, Probe, ByAddress) - 1;
+    Out[K] = {At->Line, At->Discriminator, At->File, true};
+  }
+  return LineRowsResult::Done;
+}
+
+} // namespace lbr2prof
