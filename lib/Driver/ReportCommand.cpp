@@ -22,7 +22,24 @@ static Error validate(const ReportOptions &Opts) {
     return makeError("{0}: the HTML page and the text report would both go "
                      "to standard output; write the page to a file",
                      Opts.HtmlOutput);
+  if (!Opts.HtmlOutput.empty() && Opts.HtmlOutput == Opts.JsonOutput)
+    return makeError("{0}: given to both --html and --json; give two files",
+                     Opts.HtmlOutput);
+  if (Opts.MispredictPenalty == 0 || Opts.MispredictPenalty > 1000)
+    return makeError("--mispredict-penalty {0}: must be 1 to 1000 cycles",
+                     Opts.MispredictPenalty);
   return Error::success();
+}
+
+/// Writes one rendering of D to Path through a temporary file.
+static Error writeFile(StringRef Path, const ReportData &D,
+                       void (*Write)(const ReportData &, raw_ostream &)) {
+  Expected<std::unique_ptr<AtomicOutputFile>> F =
+      AtomicOutputFile::create(Path);
+  if (!F)
+    return F.takeError();
+  Write(D, (*F)->os());
+  return (*F)->commit();
 }
 
 static Error report(const ReportOptions &Opts, raw_ostream &Out,
@@ -90,15 +107,17 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   if (Error E = analyzeReport(Opts, Raw, Col.Counts, Agg.maps(), Image,
                               Sym.get(), std::move(InBinary), D))
     return E;
-  if (!Opts.HtmlOutput.empty()) {
-    Expected<std::unique_ptr<AtomicOutputFile>> F =
-        AtomicOutputFile::create(Opts.HtmlOutput);
-    if (!F)
-      return F.takeError();
-    writeHtmlReport(D, (*F)->os());
-    if (Error E = (*F)->commit())
+  if (!Opts.HtmlOutput.empty())
+    if (Error E = writeFile(Opts.HtmlOutput, D, writeHtmlReport))
       return E;
+  // `--json -`: the JSON takes the text report's place on standard output.
+  if (!Opts.JsonOutput.empty() && isStandardOutput(Opts.JsonOutput)) {
+    writeJsonReport(D, Out);
+    return Error::success();
   }
+  if (!Opts.JsonOutput.empty())
+    if (Error E = writeFile(Opts.JsonOutput, D, writeJsonReport))
+      return E;
   printTextReport(D, Out);
   return Error::success();
 }

@@ -98,6 +98,8 @@ private:
   void blocks(ReportData &D);
   Error detail(ReportData &D);
   void paths(ReportData &D);
+  void functions(ReportData &D);
+  void dsos(ReportData &D);
 
   const ReportOptions &Opts;
   RawProfile &Raw;
@@ -129,7 +131,8 @@ const ReportLoc &Analyzer::loc(uint64_t Key) {
       std::optional<uint64_t> A =
           O ? O->fileOffsetToAddr(locOffset(Lc)) : std::nullopt;
       if (int F = A ? O->functionAt(*A) : -1; F >= 0) {
-        L.Function += ":" + demangle(O->functions()[F].Name);
+        L.Function +=
+            ":" + displayName(O->functions()[F].Name, Opts.Demangle);
         L.FuncOffset = *A - O->functions()[F].Start;
       }
     }
@@ -139,7 +142,7 @@ const ReportLoc &Analyzer::loc(uint64_t Key) {
   int F = Image.functionAt(Key);
   if (F >= 0) {
     const FunctionSym &FS = Image.functions()[F];
-    L.Function = demangle(FS.Name);
+    L.Function = displayName(FS.Name, Opts.Demangle);
     L.FuncOffset = Key - FS.Start;
   }
   if (Sym) {
@@ -443,7 +446,8 @@ Error Analyzer::detail(ReportData &D) {
     for (const BlockRow &R : D.Blocks) {
       int F = Image.functionAt(R.Start.Addr);
       bool NameOk = R.Start.Function == Func ||
-                    (F >= 0 && Image.functions()[F].Name == Func);
+                    (F >= 0 && (Image.functions()[F].Name == Func ||
+                                demangle(Image.functions()[F].Name) == Func));
       if (NameOk && R.Start.Line == Line)
         D.Detail.push_back(R);
     }
@@ -486,6 +490,91 @@ void Analyzer::paths(ReportData &D) {
     return A.Count > B.Count;
   });
   D.Paths = std::move(V);
+}
+
+void Analyzer::functions(ReportData &D) {
+  D.MispredictPenalty = Opts.MispredictPenalty;
+  // Functions of the binary by symbol index; other places by the name
+  // loc() gives them ("libc.so.6:qsort", "libc.so.6", "" if unmapped).
+  std::map<int, FunctionRow> In;
+  std::map<std::string, FunctionRow> Out;
+  std::string BinName = sys::path::filename(D.BinaryPath).str();
+  auto rowOf = [&](Loc L) -> FunctionRow & {
+    if (std::optional<uint64_t> A = addrOf(L)) {
+      int F = Image.functionAt(*A);
+      auto [It, New] = In.try_emplace(F);
+      if (New) {
+        It->second.Dso = BinName;
+        It->second.Name =
+            F >= 0 ? displayName(Image.functions()[F].Name, Opts.Demangle)
+                   : "(no symbol)";
+      }
+      return It->second;
+    }
+    const ReportLoc &RL = loc(keyOf(L));
+    std::string Name = RL.Function.empty() ? "[unknown]" : RL.Function;
+    auto [It, New] = Out.try_emplace(Name);
+    if (New) {
+      It->second.Name = Name;
+      int Dso = locDso(L);
+      It->second.Dso = Dso >= 0 ? sys::path::filename(Maps.dsos()[Dso].Path).str()
+                                : "[unknown]";
+    }
+    return It->second;
+  };
+  for (const auto &[L, N] : Raw.Ips)
+    rowOf(L).Samples += N;
+  for (const auto &[K, BC] : Raw.Branches) {
+    FunctionRow &R = rowOf(K.first);
+    R.Taken += BC.Count;
+    R.Mispred += BC.Mispred;
+  }
+  for (const auto &[K, N] : C.BlockCycles) {
+    auto B = addrOf(K.Start), E = addrOf(K.End);
+    if (!B || !E || *B > *E)
+      continue;
+    FunctionRow &R = rowOf(K.Start);
+    R.BlockCount += N;
+    R.BlockCycles += uint64_t(K.Cycles) * N;
+  }
+  std::vector<FunctionRow> V;
+  for (auto &[F, R] : In)
+    V.push_back(std::move(R));
+  for (auto &[N, R] : Out)
+    V.push_back(std::move(R));
+  D.FunctionRowsAll = V.size();
+  sortAndCut(V, Opts.Top, [](const FunctionRow &A, const FunctionRow &B) {
+    if (A.Samples != B.Samples)
+      return A.Samples > B.Samples;
+    return A.Taken > B.Taken;
+  });
+  D.Functions = std::move(V);
+}
+
+void Analyzer::dsos(ReportData &D) {
+  // Index -1 holds what no mapping covers.
+  std::map<int, DsoRow> By;
+  for (const auto &[Dso, N] : Raw.SamplesPerDso)
+    By[Dso].Samples += N;
+  for (const auto &[K, BC] : Raw.Branches) {
+    DsoRow &R = By[locDso(K.first)];
+    R.Taken += BC.Count;
+    R.Mispred += BC.Mispred;
+  }
+  std::vector<DsoRow> V;
+  for (auto &[Dso, R] : By) {
+    R.Path = Dso >= 0 && size_t(Dso) < Maps.dsos().size()
+                 ? Maps.dsos()[Dso].Path
+                 : "[unknown]";
+    V.push_back(std::move(R));
+  }
+  D.DsoRowsAll = V.size();
+  sortAndCut(V, Opts.Top, [](const DsoRow &A, const DsoRow &B) {
+    if (A.Samples != B.Samples)
+      return A.Samples > B.Samples;
+    return A.Taken > B.Taken;
+  });
+  D.Dsos = std::move(V);
 }
 
 Error Analyzer::prefetchLines() {
@@ -541,6 +630,8 @@ Error Analyzer::run(ReportData &D) {
   if (D.Blocks.size() > Opts.Top)
     D.Blocks.resize(Opts.Top);
   paths(D);
+  functions(D);
+  dsos(D);
   return Error::success();
 }
 

@@ -76,39 +76,89 @@ static void barChart(raw_ostream &OS, ArrayRef<std::string> Labels,
   OS << "</svg>\n";
 }
 
-/// A vertical-bar histogram of a block's cycles, log2 bins.
-static void histogram(raw_ostream &OS, const BlockRow &R) {
+/// The bars of a block's cycles histogram: log2 bins (1, 2-3, 4-7, ...)
+/// from the lowest to the highest used one. When every value falls in one
+/// log2 bin, that bin would be the whole plot, one full-height bar: the
+/// values are drawn one bar each instead (up to 16 distinct ones), else in
+/// 8 bins of equal width over [min, max]; a single value gets the empty
+/// log2 bins either side of it for scale.
+struct HistBar {
+  std::string Label;
+  uint64_t Count;
+};
+static std::vector<HistBar> histBars(const BlockRow &R) {
+  std::vector<HistBar> V;
   unsigned Lo = CycleBins, Hi = 0;
-  uint64_t Peak = 1;
   for (unsigned B = 0; B < CycleBins; ++B)
     if (R.Bins[B]) {
       Lo = std::min(Lo, B);
       Hi = B;
-      Peak = std::max(Peak, R.Bins[B]);
     }
   if (Lo == CycleBins)
+    return V;
+  if (Lo != Hi) {
+    for (unsigned B = Lo; B <= Hi; ++B)
+      V.push_back({cycleBinLabel(B), R.Bins[B]});
+    return V;
+  }
+  if (R.Values.size() == 1) {
+    if (Lo > 0)
+      V.push_back({cycleBinLabel(Lo - 1), 0});
+    V.push_back({cycleBinLabel(Lo), R.Bins[Lo]});
+    if (Lo + 1 < CycleBins)
+      V.push_back({cycleBinLabel(Lo + 1), 0});
+    return V;
+  }
+  if (R.Values.size() <= 16) {
+    for (auto &[C, N] : R.Values)
+      V.push_back({std::to_string(C), N});
+    return V;
+  }
+  const unsigned K = 8;
+  uint64_t Min = R.Values.front().first, Max = R.Values.back().first;
+  uint64_t Width = (Max - Min + K) / K; // ceil((Max - Min + 1) / K)
+  for (unsigned I = 0; I < K; ++I) {
+    uint64_t BLo = Min + I * Width, BHi = std::min(Max, BLo + Width - 1);
+    if (BLo > Max)
+      break;
+    V.push_back({BLo == BHi ? std::to_string(BLo)
+                            : formatv("{0}-{1}", BLo, BHi).str(),
+                 0});
+  }
+  for (auto &[C, N] : R.Values)
+    V[(C - Min) / Width].Count += N;
+  return V;
+}
+
+/// A vertical-bar histogram of a block's cycles (histBars).
+static void histogram(raw_ostream &OS, const BlockRow &R) {
+  std::vector<HistBar> Bars = histBars(R);
+  if (Bars.empty())
     return;
+  uint64_t Peak = 1;
+  for (const HistBar &B : Bars)
+    Peak = std::max(Peak, B.Count);
   const unsigned BarW = 56, PlotH = 200, Left = 50, Top = 20;
-  unsigned N = Hi - Lo + 1;
+  unsigned N = unsigned(Bars.size());
   OS << formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
                 "height=\"{1}\" role=\"img\"><title>cycles histogram</title>\n",
                 Left + N * BarW + 20, Top + PlotH + 40);
   OS << formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
                 "stroke=\"#333\"/>\n",
                 Left, Top + PlotH, Left + N * BarW);
-  for (unsigned B = Lo; B <= Hi; ++B) {
-    unsigned X = Left + (B - Lo) * BarW;
-    double H = double(PlotH) * double(R.Bins[B]) / double(Peak);
+  for (unsigned I = 0; I < N; ++I) {
+    unsigned X = Left + I * BarW;
+    double H = double(PlotH) * double(Bars[I].Count) / double(Peak);
     OS << formatv("<rect x=\"{0}\" y=\"{1:f1}\" width=\"{2}\" height=\"{3:f1}\" "
                   "fill=\"#d62728\"><title>{4} cycles: {5}</title></rect>",
-                  X + 4, Top + PlotH - H, BarW - 8, H, cycleBinLabel(B),
-                  R.Bins[B]);
+                  X + 4, Top + PlotH - H, BarW - 8, H, Bars[I].Label,
+                  Bars[I].Count);
     OS << formatv("<text x=\"{0}\" y=\"{1}\" font-size=\"11\" "
                   "text-anchor=\"middle\">{2}</text>",
-                  X + BarW / 2, Top + PlotH + 14, cycleBinLabel(B));
+                  X + BarW / 2, Top + PlotH + 14, Bars[I].Label);
     OS << formatv("<text x=\"{0}\" y=\"{1:f1}\" font-size=\"11\" "
                   "text-anchor=\"middle\">{2}</text>\n",
-                  X + BarW / 2, Top + PlotH - H - 3, R.Bins[B]);
+                  X + BarW / 2, Top + PlotH - H - 3, Bars[I].Count);
   }
   OS << formatv("<text x=\"{0}\" y=\"{1}\" font-size=\"11\" "
                 "text-anchor=\"middle\">cycles</text>\n",
@@ -126,8 +176,12 @@ static void writeHeader(const ReportData &D, bool HasCycles, raw_ostream &OS) {
         "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}\n"
         "td.n{text-align:right}\nth{background:#eee}\n"
         ".note{color:#555;font-size:13px;max-width:60em}\n"
+        "th{cursor:pointer}\nth[data-sort=desc]::after{content:' \\25BC'}\n"
+        "th[data-sort=asc]::after{content:' \\25B2'}\n"
+        "input.filter{display:block;margin-top:.5em}\n"
         "</style></head><body>\n";
-  OS << "<h1>lbr2prof report</h1>\n<p>Inputs: ";
+  OS << "<h1>lbr2prof report</h1>\n<p><input type=search id=search "
+        "placeholder=\"search every table\" size=40></p>\n<p>Inputs: ";
   for (size_t I = 0; I < D.Inputs.size(); ++I)
     OS << (I ? ", " : "") << "<code>" << esc(D.Inputs[I]) << "</code>";
   OS << "<br>Binary: <code>" << esc(D.BinaryPath) << "</code><br>Samples: "
@@ -140,6 +194,55 @@ static void writeHeader(const ReportData &D, bool HasCycles, raw_ostream &OS) {
   else
     OS << "Cycles: not recorded (every entry's cycles field is 0, as on AMD "
           "LBRv2/BRS): the latency view is skipped</p>\n";
+}
+
+/// "<tr><td colspan=N>(none)</td></tr>" when a table has no rows.
+static void noneRow(raw_ostream &OS, bool Empty, unsigned Cols) {
+  if (Empty)
+    OS << "<tr class=none><td colspan=" << Cols << ">(none)</td></tr>\n";
+}
+
+/// The function table and the shares of the mapped files.
+static void writeFunctions(const ReportData &D, bool HasCycles,
+                           raw_ostream &OS) {
+  OS << "<h2 id=functions>Functions</h2>\n<p class=note>" << D.FunctionRowsAll
+     << " functions with samples or taken branches, by samples (sample IPs "
+        "in the function, self). Taken and mispredicted: entries whose "
+        "source is in it. Cycles lost: mispredictions &times; "
+     << D.MispredictPenalty
+     << " cycles (<code>--mispredict-penalty</code>); a not-taken "
+        "branch's mispredictions leave no entry and are not counted.";
+  if (HasCycles)
+    OS << " Cycles per block: mean cycles of the blocks starting in it.";
+  OS << "</p>\n<table class=data id=t-functions><tr><th>samples</th>"
+        "<th>share</th><th>taken</th><th>mispred</th><th>rate</th>"
+        "<th>cycles lost</th><th>cycles/block</th><th>function</th>"
+        "<th>file</th></tr>\n";
+  for (const FunctionRow &R : D.Functions)
+    OS << "<tr><td class=n>" << R.Samples << "</td><td class=n>"
+       << pct(R.Samples, D.Samples) << "</td><td class=n>" << R.Taken
+       << "</td><td class=n>" << R.Mispred << "</td><td class=n>"
+       << pct(R.Mispred, R.Taken) << "</td><td class=n>"
+       << R.Mispred * uint64_t(D.MispredictPenalty) << "</td><td class=n>"
+       << (HasCycles && R.BlockCount
+               ? formatv("{0:f2}", double(R.BlockCycles) / double(R.BlockCount))
+                     .str()
+               : "-")
+       << "</td><td><code>" << esc(R.Name) << "</code></td><td>"
+       << esc(R.Dso) << "</td></tr>\n";
+  noneRow(OS, D.Functions.empty(), 9);
+  OS << "</table>\n";
+
+  OS << "<h2 id=files>Files</h2>\n<table class=data id=t-files><tr>"
+        "<th>samples</th><th>share</th><th>taken</th><th>mispred</th>"
+        "<th>file</th></tr>\n";
+  for (const DsoRow &R : D.Dsos)
+    OS << "<tr><td class=n>" << R.Samples << "</td><td class=n>"
+       << pct(R.Samples, D.Samples) << "</td><td class=n>" << R.Taken
+       << "</td><td class=n>" << R.Mispred << "</td><td><code>" << esc(R.Path)
+       << "</code></td></tr>\n";
+  noneRow(OS, D.Dsos.empty(), 5);
+  OS << "</table>\n";
 }
 
 /// Hot taken branches: a bar chart, then the table (average cycles only
@@ -156,7 +259,7 @@ static void writeBranches(const ReportData &D, bool HasCycles,
     }
     barChart(OS, L, V, {}, "entries per taken branch");
   }
-  OS << "<table><tr><th>count</th><th>share</th><th>mispred</th><th>rate</th>"
+  OS << "<table class=data><tr><th>count</th><th>share</th><th>mispred</th><th>rate</th>"
         "<th>cycles</th><th>from</th><th>to</th></tr>\n";
   for (const BranchRow &R : D.Branches)
     OS << "<tr><td class=n>" << R.Count << "</td><td class=n>"
@@ -167,6 +270,7 @@ static void writeBranches(const ReportData &D, bool HasCycles,
                : "-")
        << "</td><td>" << locHtml(R.From) << "</td><td>" << locHtml(R.To)
        << "</td></tr>\n";
+  noneRow(OS, D.Branches.empty(), 7);
   OS << "</table>\n<p class=note>Mispredict rates count the M flag of "
         "sampled entries: none seen among N entries is no proof of perfect "
         "prediction (rates up to about 3/N go unseen at 95% confidence), and "
@@ -190,7 +294,7 @@ static void writeConds(const ReportData &D, raw_ostream &OS) {
         "(branch entries) &nbsp; <span style=\"color:#ff7f0e\">&#9632;"
         "</span> not taken (fall-through ranges that run over the branch)"
         "</p>\n";
-  OS << "<table><tr><th>taken</th><th>not taken</th><th>p(taken)</th>"
+  OS << "<table class=data><tr><th>taken</th><th>not taken</th><th>p(taken)</th>"
         "<th>mispred (taken)</th><th>branch</th><th>target</th></tr>\n";
   for (const CondRow &R : D.Conds)
     OS << "<tr><td class=n>" << R.Taken << "</td><td class=n>" << R.NotTaken
@@ -199,12 +303,13 @@ static void writeConds(const ReportData &D, raw_ostream &OS) {
        << pct(R.MispredTaken, R.Taken) << ")</td><td>" << locHtml(R.Branch)
        << "</td><td>" << (R.Target.Addr ? locHtml(R.Target) : "?")
        << "</td></tr>\n";
+  noneRow(OS, D.Conds.empty(), 6);
   OS << "</table>\n";
 }
 
 /// Indirect jumps and calls: one row per target, the source on the first.
 static void writeIndirects(const ReportData &D, raw_ostream &OS) {
-  OS << "<h2>Indirect jumps and calls</h2>\n<table><tr><th>source</th>"
+  OS << "<h2>Indirect jumps and calls</h2>\n<table class=data><tr><th>source</th>"
         "<th>count</th><th>share</th><th>target</th></tr>\n";
   for (const IndirectRow &R : D.Indirects)
     for (size_t I = 0; I < R.Targets.size(); ++I)
@@ -215,6 +320,7 @@ static void writeIndirects(const ReportData &D, raw_ostream &OS) {
          << "</td><td class=n>" << R.Targets[I].second << "</td><td class=n>"
          << pct(R.Targets[I].second, R.Total) << "</td><td>"
          << locHtml(R.Targets[I].first) << "</td></tr>\n";
+  noneRow(OS, D.Indirects.empty(), 4);
   OS << "</table>\n";
 }
 
@@ -224,7 +330,7 @@ static void writeLatency(const ReportData &D, raw_ostream &OS) {
   OS << "<h2>Basic-block latency</h2>\n<p class=note>A block runs from an "
         "entry's target to the next newer entry's source; its latency is "
         "the newer entry's cycles field (cycles since the previous branch "
-        "record).</p>\n<table><tr><th>count</th><th>avg</th><th>min</th>"
+        "record).</p>\n<table class=data><tr><th>count</th><th>avg</th><th>min</th>"
         "<th>p50</th><th>p90</th><th>max</th><th>start</th><th>end</th>"
         "</tr>\n";
   for (const BlockRow &R : D.Blocks)
@@ -234,6 +340,7 @@ static void writeLatency(const ReportData &D, raw_ostream &OS) {
        << "</td><td class=n>" << R.P90 << "</td><td class=n>" << R.Max
        << "</td><td>" << locHtml(R.Start) << "</td><td>" << locHtml(R.End)
        << "</td></tr>\n";
+  noneRow(OS, D.Blocks.empty(), 8);
   OS << "</table>\n";
   for (const BlockRow &R : D.Detail) {
     OS << "<h3>Cycles of block " << locHtml(R.Start) << " .. " << locHtml(R.End)
@@ -245,7 +352,7 @@ static void writeLatency(const ReportData &D, raw_ostream &OS) {
 /// Hot paths of D.PathLength consecutive blocks, oldest first.
 static void writePaths(const ReportData &D, raw_ostream &OS) {
   OS << "<h2>Hot paths (" << D.PathLength
-     << " consecutive blocks)</h2>\n<table><tr><th>count</th><th>share</th>"
+     << " consecutive blocks)</h2>\n<table class=data><tr><th>count</th><th>share</th>"
         "<th>blocks, oldest first</th></tr>\n";
   for (const PathRow &R : D.Paths) {
     OS << "<tr><td class=n>" << R.Count << "</td><td class=n>"
@@ -255,23 +362,106 @@ static void writePaths(const ReportData &D, raw_ostream &OS) {
          << locHtml(R.Blocks[J].second);
     OS << "</td></tr>\n";
   }
+  noneRow(OS, D.Paths.empty(), 3);
   OS << "</table>\n";
 }
 
 /// Calls by caller and callee.
 static void writeCalls(const ReportData &D, raw_ostream &OS) {
-  OS << "<h2>Calls</h2>\n<table><tr><th>count</th><th>share</th>"
+  OS << "<h2>Calls</h2>\n<table class=data><tr><th>count</th><th>share</th>"
         "<th>caller</th><th>callee</th></tr>\n";
   for (const CallRow &R : D.Calls)
     OS << "<tr><td class=n>" << R.Count << "</td><td class=n>"
        << pct(R.Count, D.CallTotal) << "</td><td><code>" << esc(R.Caller)
        << "</code></td><td><code>" << esc(R.Callee) << "</code></td></tr>\n";
+  noneRow(OS, D.Calls.empty(), 4);
   OS << "</table>\n";
 }
+
+/// The page's only script, inline (no network): a search box over every
+/// table, a filter box above each, and sorting by a click on a column's
+/// header (numbers by value, "12.50%" as 12.5, "-" below every number;
+/// a second click reverses). A table left without a visible row shows a
+/// "(none)" row.
+static const char *const PageScript = R"js(
+(function () {
+  function cellKey(td) {
+    var t = td.textContent.trim();
+    var m = /^-?[0-9]+(\.[0-9]+)?%?$/.test(t) ? parseFloat(t) : NaN;
+    return isNaN(m) ? (t === '-' ? -Infinity : t.toLowerCase()) : m;
+  }
+  function dataRows(tb) {
+    return Array.prototype.filter.call(tb.rows, function (r) {
+      return r.cells[0].tagName === 'TD' && !r.classList.contains('none');
+    });
+  }
+  function noneRow(tb, show) {
+    var n = tb.querySelector('tr.none');
+    if (!n) {
+      n = document.createElement('tr');
+      n.className = 'none';
+      var td = document.createElement('td');
+      td.colSpan = tb.rows[0].cells.length;
+      td.textContent = '(none)';
+      n.appendChild(td);
+      tb.querySelector('tbody').appendChild(n);
+    }
+    n.style.display = show ? '' : 'none';
+  }
+  var global = document.getElementById('search');
+  var tables = document.querySelectorAll('table.data');
+  function apply(tb) {
+    var q = (tb.filterBox.value + ' ' + global.value).toLowerCase().trim()
+                .split(/\s+/).filter(function (w) { return w; });
+    var shown = 0, rows = dataRows(tb);
+    rows.forEach(function (r) {
+      var t = r.textContent.toLowerCase();
+      var ok = q.every(function (w) { return t.indexOf(w) >= 0; });
+      r.style.display = ok ? '' : 'none';
+      shown += ok;
+    });
+    noneRow(tb, shown === 0);
+  }
+  Array.prototype.forEach.call(tables, function (tb) {
+    var box = document.createElement('input');
+    box.type = 'search';
+    box.className = 'filter';
+    box.placeholder = 'filter this table';
+    tb.parentNode.insertBefore(box, tb);
+    tb.filterBox = box;
+    box.addEventListener('input', function () { apply(tb); });
+    Array.prototype.forEach.call(tb.rows[0].cells, function (th, col) {
+      th.title = 'click to sort';
+      th.addEventListener('click', function () {
+        var desc = th.getAttribute('data-sort') !== 'desc';
+        Array.prototype.forEach.call(tb.rows[0].cells, function (h) {
+          h.removeAttribute('data-sort');
+        });
+        th.setAttribute('data-sort', desc ? 'desc' : 'asc');
+        var rows = dataRows(tb), body = tb.querySelector('tbody');
+        rows.forEach(function (r, i) { r.index = i; });
+        rows.sort(function (a, b) {
+          var x = cellKey(a.cells[col]), y = cellKey(b.cells[col]);
+          if (typeof x !== typeof y) { x = String(x); y = String(y); }
+          var c = x < y ? -1 : x > y ? 1 : a.index - b.index;
+          return desc && x !== y ? -c : c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+        var none = body.querySelector('tr.none');
+        if (none) body.appendChild(none);
+      });
+    });
+  });
+  global.addEventListener('input', function () {
+    Array.prototype.forEach.call(tables, apply);
+  });
+})();
+)js";
 
 void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
   bool HasCycles = D.EntriesWithCycles > 0;
   writeHeader(D, HasCycles, OS);
+  writeFunctions(D, HasCycles, OS);
   writeBranches(D, HasCycles, OS);
   writeConds(D, OS);
   writeIndirects(D, OS);
@@ -279,7 +469,7 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
     writeLatency(D, OS);
   writePaths(D, OS);
   writeCalls(D, OS);
-  OS << "</body></html>\n";
+  OS << "<script>" << PageScript << "</script>\n</body></html>\n";
 }
 
 } // namespace lbr2prof

@@ -27,6 +27,16 @@ namespace lbr2prof {
 /// How the branch tables are ordered.
 enum class ReportSort { Count, Mispred, MispredRate, Cycles };
 
+/// How C++ names are shown: Short drops template arguments, parameter
+/// lists and return types ("std::__introsort_loop"), Full is the whole
+/// demangled name, None the symbol as written.
+enum class ReportDemangle { Short, Full, None };
+
+/// Cycles one mispredicted branch costs by default (the report states the
+/// figure it used): Intel's optimization manual gives about 15-20 for
+/// recent cores; Zen's is about the same.
+constexpr unsigned DefaultMispredictPenalty = 20;
+
 struct ReportOptions {
   std::vector<std::string> Inputs;
   /// The binary to report on; empty = the mapped file with the most samples.
@@ -45,6 +55,11 @@ struct ReportOptions {
   ReportSort Sort = ReportSort::Count;
   /// Also write an HTML page here (the text still goes to the stream).
   std::string HtmlOutput;
+  /// Also write every view as JSON here (docs/report-schema.json).
+  std::string JsonOutput;
+  ReportDemangle Demangle = ReportDemangle::Short;
+  /// Cycles charged per mispredicted entry in the function table.
+  unsigned MispredictPenalty = DefaultMispredictPenalty;
   /// Blocks to show in detail: "0xADDR" (a block starting at, or else
   /// containing, that binary address) or "function:line".
   std::string Block;
@@ -147,6 +162,24 @@ struct PathRow {
   uint64_t Count = 0;
 };
 
+/// A function: where sample IPs fell, the taken branches leaving it, and
+/// the latency of the blocks starting in it. Functions of other files are
+/// named "FILE:SYMBOL" (or "FILE" when that file's symbols are unknown).
+struct FunctionRow {
+  std::string Name;
+  /// The file the function is in (base name).
+  std::string Dso;
+  uint64_t Samples = 0, Taken = 0, Mispred = 0;
+  /// Block measurements starting in the function, and their cycles.
+  uint64_t BlockCount = 0, BlockCycles = 0;
+};
+
+/// A mapped file: samples whose IP is in it, entries whose source is in it.
+struct DsoRow {
+  std::string Path;
+  uint64_t Samples = 0, Taken = 0, Mispred = 0;
+};
+
 struct CallRow {
   std::string Caller, Callee;
   uint64_t Count = 0;
@@ -165,6 +198,10 @@ struct ReportData {
            CallTotal = 0;
   size_t BranchRowsAll = 0, CondRowsAll = 0, IndirectRowsAll = 0,
          BlockRowsAll = 0, PathRowsAll = 0, CallRowsAll = 0;
+  size_t FunctionRowsAll = 0, DsoRowsAll = 0;
+  std::vector<FunctionRow> Functions;
+  std::vector<DsoRow> Dsos;
+  unsigned MispredictPenalty = DefaultMispredictPenalty;
   std::vector<BranchRow> Branches;
   std::vector<CondRow> Conds;
   std::vector<IndirectRow> Indirects;
@@ -186,8 +223,15 @@ std::string cycleBinLabel(unsigned Bin);
 /// "f+0x1a file.c:12" (or "0x401000" / "[external]").
 std::string formatLoc(const ReportLoc &L);
 
+/// Symbol Name as Mode shows it (shortDemangle for Short).
+std::string displayName(llvm::StringRef Name, ReportDemangle Mode);
+/// An Itanium-mangled function name as "ns::Class::func", without template
+/// arguments, parameters or return type; other names demangled in full.
+std::string shortDemangle(llvm::StringRef Name);
+
 void printTextReport(const ReportData &D, llvm::raw_ostream &OS);
 void writeHtmlReport(const ReportData &D, llvm::raw_ostream &OS);
+void writeJsonReport(const ReportData &D, llvm::raw_ostream &OS);
 
 } // namespace lbr2prof
 
