@@ -25,6 +25,15 @@ static Error validate(const ReportOptions &Opts) {
   if (!Opts.HtmlOutput.empty() && Opts.HtmlOutput == Opts.JsonOutput)
     return makeError("{0}: given to both --html and --json; give two files",
                      Opts.HtmlOutput);
+  if (!Opts.FlameOutput.empty() && isStandardOutput(Opts.FlameOutput))
+    return makeError("{0}: the flame graph and the text report would both "
+                     "go to standard output; write it to a file",
+                     Opts.FlameOutput);
+  if (!Opts.FlameOutput.empty() && (Opts.FlameOutput == Opts.HtmlOutput ||
+                                    Opts.FlameOutput == Opts.JsonOutput))
+    return makeError("{0}: given to --flamegraph and to --html or --json; "
+                     "give each its own file",
+                     Opts.FlameOutput);
   if (Opts.MispredictPenalty == 0 || Opts.MispredictPenalty > 1000)
     return makeError("--mispredict-penalty {0}: must be 1 to 1000 cycles",
                      Opts.MispredictPenalty);
@@ -52,7 +61,7 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   for (uint32_t P : Opts.Pids)
     AO.Pids.insert(P);
   LbrAggregator Agg(AO);
-  ReportCollector Col(Agg, AO, Opts.PathLength);
+  ReportCollector Col(Agg, AO, Opts.PathLength, /*CollectStacks=*/true);
   InputOptions IO;
   IO.Inputs = Opts.Inputs;
   // Raw profiles written with --with-report add their counts.
@@ -104,9 +113,18 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   ReportData D;
   D.Inputs = Opts.Inputs;
   D.BinaryPath = Bin->Path;
-  if (Error E = analyzeReport(Opts, Raw, Col.Counts, Agg.maps(), Image,
+  if (Error E = analyzeReport(Opts, Raw, Col.Counts, &Col, Agg.maps(), Image,
                               Sym.get(), std::move(InBinary), D))
     return E;
+  if (!Opts.FlameOutput.empty()) {
+    if (D.FlameNodes.empty())
+      return makeError("--flamegraph {0}: the inputs hold no call stacks and "
+                       "no branch stacks to build it from (raw profiles keep "
+                       "neither)",
+                       Opts.FlameOutput);
+    if (Error E = writeFile(Opts.FlameOutput, D, writeSpeedscope))
+      return E;
+  }
   if (!Opts.HtmlOutput.empty())
     if (Error E = writeFile(Opts.HtmlOutput, D, writeHtmlReport))
       return E;

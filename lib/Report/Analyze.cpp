@@ -20,6 +20,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <thread>
 
@@ -59,10 +60,11 @@ namespace {
 class Analyzer {
 public:
   Analyzer(const ReportOptions &Opts, RawProfile &Raw, const ReportCounts &C,
-           const ProcessMaps &Maps, const BinaryImage &Image, Symbolizer *Sym,
+           const ReportCollector *Col, const ProcessMaps &Maps,
+           const BinaryImage &Image, Symbolizer *Sym,
            std::vector<bool> InBinary)
-      : Opts(Opts), Raw(Raw), C(C), Maps(Maps), Image(Image), Sym(Sym),
-        InBinary(std::move(InBinary)) {}
+      : Opts(Opts), Raw(Raw), C(C), Col(Col), Maps(Maps), Image(Image),
+        Sym(Sym), InBinary(std::move(InBinary)) {}
   Error run(ReportData &D);
 
 private:
@@ -100,10 +102,18 @@ private:
   void paths(ReportData &D);
   void functions(ReportData &D);
   void dsos(ReportData &D);
+  /// The function a Loc is in, named as the tables name it.
+  const std::string &functionName(Loc L);
+  /// The kind of the instruction at L, in the binary or another readable
+  /// file; nullopt if unknown.
+  std::optional<InstKind> kindAt(Loc L);
+  void flame(ReportData &D);
+  DenseMap<Loc, std::string> FuncNames;
 
   const ReportOptions &Opts;
   RawProfile &Raw;
   const ReportCounts &C;
+  const ReportCollector *Col;
   const ProcessMaps &Maps;
   const BinaryImage &Image;
   Symbolizer *Sym;
@@ -551,6 +561,155 @@ void Analyzer::functions(ReportData &D) {
   D.Functions = std::move(V);
 }
 
+const std::string &Analyzer::functionName(Loc L) {
+  auto [It, New] = FuncNames.try_emplace(L);
+  if (!New)
+    return It->second;
+  if (std::optional<uint64_t> A = addrOf(L)) {
+    int F = Image.functionAt(*A);
+    It->second = F >= 0 ? displayName(Image.functions()[F].Name, Opts.Demangle)
+                        : "(no symbol)";
+  } else {
+    const ReportLoc &RL = loc(keyOf(L));
+    It->second = RL.Function.empty() ? "[unknown]" : RL.Function;
+  }
+  return It->second;
+}
+
+std::optional<InstKind> Analyzer::kindAt(Loc L) {
+  const BinaryImage *Img = nullptr;
+  std::optional<uint64_t> A = addrOf(L);
+  if (A) {
+    Img = &Image;
+  } else if (L != ExternalLoc && (Img = otherImage(locDso(L)))) {
+    A = Img->fileOffsetToAddr(locOffset(L));
+  }
+  if (!Img || !A)
+    return std::nullopt;
+  int F = Img->functionAt(*A);
+  if (F < 0)
+    return std::nullopt;
+  ArrayRef<Inst> Insts = Img->instructions(F);
+  int I = instIndexAt(Insts, *A);
+  if (I < 0)
+    return std::nullopt;
+  return Insts[I].Kind;
+}
+
+void Analyzer::flame(ReportData &D) {
+  if (!Col)
+    return;
+  std::vector<FlameNode> &T = D.FlameNodes;
+  T.clear();
+  T.emplace_back();
+  T[0].Name = "all";
+  std::map<std::pair<int, std::string>, int> Child;
+  auto child = [&](int P, const std::string &Name) {
+    auto [It, New] = Child.try_emplace({P, Name}, int(T.size()));
+    if (New) {
+      FlameNode N;
+      N.Name = Name;
+      N.Parent = P;
+      T.push_back(std::move(N));
+      T[P].Children.push_back(It->second);
+    }
+    return It->second;
+  };
+  if (Col->SamplesWithStacks) {
+    // Call stacks (-g): the collector's trie of Locs, renamed by function.
+    D.Flame = FlameSource::CallStacks;
+    const auto &St = Col->Stacks;
+    std::vector<int> Map(St.Parent.size(), 0);
+    for (size_t I = 1; I < St.Parent.size(); ++I) {
+      Map[I] = child(Map[St.Parent[I]], functionName(St.Frame[I]));
+      T[Map[I]].Self += St.Self[I];
+    }
+  } else if (Col->SamplesWithWindows) {
+    // Call/return pairs of the branch stacks: from the oldest entry's
+    // target on, a call pushes its target's function, a return pops (or,
+    // returning above the window, starts again at its target), and
+    // anything else that lands in another function replaces the top. A
+    // branch whose kind is unknown (in a file that cannot be read) is
+    // taken for a return when it lands in the caller.
+    D.Flame = FlameSource::BranchStacks;
+    std::vector<std::string> Stack;
+    for (const auto &[K, N] : Col->Windows) {
+      StringRef Bytes = K.val();
+      size_t Count = Bytes.size() / sizeof(Loc);
+      std::vector<Loc> W(Count);
+      std::memcpy(W.data(), Bytes.data(), Bytes.size());
+      Stack.clear();
+      // W = IP, then (from, to) of each usable entry, newest first.
+      size_t Entries = (Count - 1) / 2;
+      if (Entries)
+        Stack.push_back(functionName(W[1 + 2 * (Entries - 1) + 1]));
+      for (size_t E = Entries; E-- > 1;) {
+        Loc From = W[1 + 2 * (E - 1)], To = W[2 + 2 * (E - 1)];
+        const std::string &Target = functionName(To);
+        std::optional<InstKind> Kind = kindAt(From);
+        bool IsCall = Kind && (*Kind == InstKind::Call ||
+                               *Kind == InstKind::IndirectCall);
+        bool IsRet = Kind ? *Kind == InstKind::Return
+                          : Stack.size() >= 2 &&
+                                Stack[Stack.size() - 2] == Target;
+        if (IsCall) {
+          Stack.push_back(Target);
+        } else if (IsRet) {
+          if (Stack.size() >= 2)
+            Stack.pop_back();
+          Stack.back() = Target;
+        } else if (Stack.back() != Target) {
+          Stack.back() = Target;
+        }
+      }
+      const std::string &Leaf = functionName(W[0]);
+      if (Stack.empty())
+        Stack.push_back(Leaf);
+      else if (Stack.back() != Leaf)
+        Stack.back() = Leaf;
+      int Node = 0;
+      for (const std::string &F : Stack)
+        Node = child(Node, F);
+      T[Node].Self += N;
+    }
+  } else {
+    T.clear();
+    return;
+  }
+  // Totals bottom-up (children come after their parents), then children
+  // by total, highest first, names breaking ties.
+  for (size_t I = T.size(); I-- > 0;) {
+    T[I].Total += T[I].Self;
+    if (T[I].Parent >= 0)
+      T[T[I].Parent].Total += T[I].Total;
+  }
+  for (FlameNode &N : T)
+    std::sort(N.Children.begin(), N.Children.end(), [&](int A, int B) {
+      if (T[A].Total != T[B].Total)
+        return T[A].Total > T[B].Total;
+      return T[A].Name < T[B].Name;
+    });
+  // Number the nodes depth-first in that order, so that the output does
+  // not depend on the order the stacks were read in.
+  std::vector<FlameNode> Out;
+  Out.reserve(T.size());
+  std::vector<std::pair<int, int>> Work{{0, -1}}; // (old index, new parent)
+  while (!Work.empty()) {
+    auto [Old, NewParent] = Work.back();
+    Work.pop_back();
+    int New = int(Out.size());
+    Out.push_back(std::move(T[Old]));
+    Out.back().Parent = NewParent;
+    if (NewParent >= 0)
+      Out[NewParent].Children.push_back(New);
+    std::vector<int> Kids = std::move(Out.back().Children);
+    Out.back().Children.clear();
+    for (size_t I = Kids.size(); I-- > 0;)
+      Work.push_back({Kids[I], New});
+  }
+  T = std::move(Out);
+}
+
 void Analyzer::dsos(ReportData &D) {
   // Index -1 holds what no mapping covers.
   std::map<int, DsoRow> By;
@@ -632,20 +791,22 @@ Error Analyzer::run(ReportData &D) {
   paths(D);
   functions(D);
   dsos(D);
+  flame(D);
   return Error::success();
 }
 
 } // namespace
 
 Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
-                    const ReportCounts &Counts, const ProcessMaps &Maps,
+                    const ReportCounts &Counts, const ReportCollector *Col,
+                    const ProcessMaps &Maps,
                     const BinaryImage &Image, Symbolizer *Sym,
                     std::vector<bool> InBinary, ReportData &D) {
   D.Samples = Raw.Stats.Samples - Raw.Stats.SamplesFiltered;
   D.SamplesWithBranches = D.Samples - Raw.Stats.SamplesNoBranches;
   D.Entries = Counts.Entries;
   D.EntriesWithCycles = Counts.EntriesWithCycles;
-  Analyzer A(Opts, Raw, Counts, Maps, Image, Sym, std::move(InBinary));
+  Analyzer A(Opts, Raw, Counts, Col, Maps, Image, Sym, std::move(InBinary));
   return A.run(D);
 }
 

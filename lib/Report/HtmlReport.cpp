@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Report/Report.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include <algorithm>
 
 using namespace llvm;
@@ -179,6 +180,11 @@ static void writeHeader(const ReportData &D, bool HasCycles, raw_ostream &OS) {
         "th{cursor:pointer}\nth[data-sort=desc]::after{content:' \\25BC'}\n"
         "th[data-sort=asc]::after{content:' \\25B2'}\n"
         "input.filter{display:block;margin-top:.5em}\n"
+        "#flame{position:relative;width:100%;font-size:12px}\n"
+        ".frame{position:absolute;height:17px;overflow:hidden;"
+        "white-space:nowrap;box-sizing:border-box;border:1px solid #fff;"
+        "padding:0 3px;cursor:pointer;font-family:monospace}\n"
+        ".frame.match{background:#e377c2 !important}\n"
         "</style></head><body>\n";
   OS << "<h1>lbr2prof report</h1>\n<p><input type=search id=search "
         "placeholder=\"search every table\" size=40></p>\n<p>Inputs: ";
@@ -243,6 +249,49 @@ static void writeFunctions(const ReportData &D, bool HasCycles,
        << "</code></td></tr>\n";
   noneRow(OS, D.Dsos.empty(), 5);
   OS << "</table>\n";
+}
+
+/// The call tree as an interactive flame graph (drawn by FlameScript from
+/// the nodes embedded as JSON): the root on top, a box's width its share
+/// of the samples; a click zooms to a box, the search box marks matching
+/// functions and says what share of the samples they hold.
+static void writeFlame(const ReportData &D, raw_ostream &OS) {
+  OS << "<h2 id=flamegraph>Call tree (flame graph)</h2>\n";
+  if (D.FlameNodes.empty()) {
+    OS << "<p>(none): raw profiles keep no call stacks or branch stacks"
+          "</p>\n";
+    return;
+  }
+  OS << "<p class=note>"
+     << (D.Flame == FlameSource::CallStacks
+             ? "From the samples' call stacks (-g)."
+             : "From call/return pairs in the branch stacks: a stack starts "
+               "at the function of the oldest entry, so roots are partial.")
+     << " Width: samples in the function or its callees. Click a box to "
+        "zoom to it, the top row to zoom out.</p>\n"
+        "<p><input type=search id=flame-search placeholder=\"search "
+        "functions\" size=30> <span id=flame-matched></span> "
+        "<button id=flame-reset type=button>reset zoom</button></p>\n"
+        "<div id=flame></div>\n<script type=\"application/json\" "
+        "id=flame-data>";
+  std::string Json;
+  {
+    raw_string_ostream JS(Json);
+    json::OStream J(JS);
+    J.array([&] {
+      for (const FlameNode &N : D.FlameNodes)
+        J.array([&] {
+          J.value(N.Name);
+          J.value(N.Parent);
+          J.value(int64_t(N.Self));
+          J.value(int64_t(N.Total));
+        });
+    });
+  }
+  // "</script>" inside a name would end the element.
+  for (size_t I = 0; (I = Json.find("</", I)) != std::string::npos; I += 3)
+    Json.replace(I, 2, "<\\/");
+  OS << Json << "</script>\n";
 }
 
 /// Hot taken branches: a bar chart, then the table (average cycles only
@@ -458,10 +507,77 @@ static const char *const PageScript = R"js(
 })();
 )js";
 
+/// Draws #flame from #flame-data: [[name, parent, self, total], ...].
+static const char *const FlameScript = R"js(
+(function () {
+  var el = document.getElementById('flame');
+  if (!el) return;
+  var nodes = JSON.parse(document.getElementById('flame-data').textContent);
+  var kids = nodes.map(function () { return []; });
+  nodes.forEach(function (n, i) { if (n[1] >= 0) kids[n[1]].push(i); });
+  var search = document.getElementById('flame-search');
+  var matched = document.getElementById('flame-matched');
+  var zoom = 0, rowH = 18;
+  function colour(name) {
+    var h = 0;
+    for (var i = 0; i < name.length; ++i) h = (h * 31 + name.charCodeAt(i)) % 360;
+    return 'hsl(' + (h % 60) + ',80%,' + (55 + h % 20) + '%)';
+  }
+  function draw() {
+    el.innerHTML = '';
+    var q = search.value.toLowerCase().trim(), all = nodes[0][3] || 1;
+    var view = nodes[zoom][3] || 1, depth = 0, maxDepth = 0;
+    function box(i, x, w, d) {
+      var n = nodes[i], b = document.createElement('div');
+      b.className = 'frame';
+      b.style.left = (100 * x) + '%';
+      b.style.width = (100 * w) + '%';
+      b.style.top = (d * rowH) + 'px';
+      b.style.background = colour(n[0]);
+      b.textContent = n[0];
+      b.title = n[0] + ': ' + n[3] + ' samples (' +
+          (100 * n[3] / all).toFixed(2) + '%), self ' + n[2];
+      b.setAttribute('data-node', i);
+      if (q && n[0].toLowerCase().indexOf(q) >= 0) b.classList.add('match');
+      b.addEventListener('click', function () { zoom = i; draw(); });
+      el.appendChild(b);
+      maxDepth = Math.max(maxDepth, d);
+    }
+    var path = [];
+    for (var a = zoom; a >= 0; a = nodes[a][1]) path.unshift(a);
+    path.forEach(function (a) { box(a, 0, 1, depth++); });
+    (function walk(i, x, d) {
+      kids[i].forEach(function (k) {
+        var w = nodes[k][3] / view;
+        if (w >= 0.002) { box(k, x, w, d); walk(k, x, d + 1); }
+        x += w;
+      });
+    })(zoom, 0, depth);
+    el.style.height = ((maxDepth + 1) * rowH) + 'px';
+    // Share of the samples in matching functions, not counting a match
+    // below another twice.
+    var got = 0;
+    (function sum(i, under) {
+      var m = !under && q && nodes[i][0].toLowerCase().indexOf(q) >= 0;
+      if (m) got += nodes[i][3];
+      kids[i].forEach(function (k) { sum(k, under || m); });
+    })(0, false);
+    matched.textContent = q ? 'matched: ' + (100 * got / all).toFixed(2) +
+        '% of the samples' : '';
+  }
+  search.addEventListener('input', draw);
+  document.getElementById('flame-reset').addEventListener('click', function () {
+    zoom = 0; draw();
+  });
+  draw();
+})();
+)js";
+
 void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
   bool HasCycles = D.EntriesWithCycles > 0;
   writeHeader(D, HasCycles, OS);
   writeFunctions(D, HasCycles, OS);
+  writeFlame(D, OS);
   writeBranches(D, HasCycles, OS);
   writeConds(D, OS);
   writeIndirects(D, OS);
@@ -469,7 +585,8 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
     writeLatency(D, OS);
   writePaths(D, OS);
   writeCalls(D, OS);
-  OS << "<script>" << PageScript << "</script>\n</body></html>\n";
+  OS << "<script>" << PageScript << FlameScript
+     << "</script>\n</body></html>\n";
 }
 
 } // namespace lbr2prof

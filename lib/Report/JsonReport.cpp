@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Report/Report.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -146,12 +147,12 @@ void writeJsonReport(const ReportData &D, raw_ostream &OS) {
             J.attribute("call", R.IsCall);
             J.attribute("total", n(R.Total));
             J.attributeArray("targets", [&] {
-              for (const auto &[T, C] : R.Targets)
+              for (const auto &TC : R.Targets)
                 J.object([&] {
                   J.attributeBegin("target");
-                  loc(J, T);
+                  loc(J, TC.first);
                   J.attributeEnd();
-                  J.attribute("count", n(C));
+                  J.attribute("count", n(TC.second));
                 });
             });
           });
@@ -178,10 +179,10 @@ void writeJsonReport(const ReportData &D, raw_ostream &OS) {
         });
         if (Values)
           J.attributeArray("values", [&] {
-            for (const auto &[C, N] : R.Values)
+            for (const auto &CN : R.Values)
               J.array([&] {
-                J.value(int64_t(C));
-                J.value(n(N));
+                J.value(int64_t(CN.first));
+                J.value(n(CN.second));
               });
           });
       });
@@ -212,16 +213,32 @@ void writeJsonReport(const ReportData &D, raw_ostream &OS) {
           J.object([&] {
             J.attribute("count", n(R.Count));
             J.attributeArray("blocks", [&] {
-              for (const auto &[S, E] : R.Blocks)
+              for (const auto &SE : R.Blocks)
                 J.object([&] {
                   J.attributeBegin("start");
-                  loc(J, S);
+                  loc(J, SE.first);
                   J.attributeEnd();
                   J.attributeBegin("end");
-                  loc(J, E);
+                  loc(J, SE.second);
                   J.attributeEnd();
                 });
             });
+          });
+      });
+    });
+
+    J.attributeObject("call_tree", [&] {
+      J.attribute("source", D.Flame == FlameSource::CallStacks ? "call-stacks"
+                            : D.Flame == FlameSource::BranchStacks
+                                ? "branch-stacks"
+                                : "none");
+      J.attributeArray("nodes", [&] {
+        for (const FlameNode &N : D.FlameNodes)
+          J.object([&] {
+            J.attribute("name", N.Name);
+            J.attribute("parent", N.Parent);
+            J.attribute("self", n(N.Self));
+            J.attribute("total", n(N.Total));
           });
       });
     });
@@ -236,6 +253,70 @@ void writeJsonReport(const ReportData &D, raw_ostream &OS) {
             J.attribute("callee", R.Callee);
             J.attribute("count", n(R.Count));
           });
+      });
+    });
+  });
+  OS << '\n';
+}
+
+} // namespace lbr2prof
+
+namespace lbr2prof {
+
+void writeSpeedscope(const ReportData &D, raw_ostream &OS) {
+  // Frames: one per distinct name; a stack is the path of frame indices
+  // from the outermost call, weighted by the node's self samples.
+  std::vector<std::string> Names;
+  StringMap<unsigned> Index;
+  std::vector<unsigned> Frame(D.FlameNodes.size(), 0);
+  for (size_t I = 1; I < D.FlameNodes.size(); ++I) {
+    auto [It, New] = Index.try_emplace(D.FlameNodes[I].Name, Names.size());
+    if (New)
+      Names.push_back(D.FlameNodes[I].Name);
+    Frame[I] = It->second;
+  }
+  uint64_t All = D.FlameNodes.empty() ? 0 : D.FlameNodes[0].Total;
+  json::OStream J(OS, 1);
+  J.object([&] {
+    J.attribute("$schema", "https://www.speedscope.app/file-format-schema.json");
+    J.attribute("exporter", "lbr2prof report");
+    J.attribute("name", D.BinaryPath);
+    J.attribute("activeProfileIndex", 0);
+    J.attributeObject("shared", [&] {
+      J.attributeArray("frames", [&] {
+        for (const std::string &N : Names)
+          J.object([&] { J.attribute("name", N); });
+      });
+    });
+    J.attributeArray("profiles", [&] {
+      J.object([&] {
+        J.attribute("type", "sampled");
+        J.attribute("name", D.Flame == FlameSource::CallStacks
+                                ? "samples by call stack"
+                                : "samples by call/return pairs of the "
+                                  "branch stacks");
+        J.attribute("unit", "none");
+        J.attribute("startValue", 0);
+        J.attribute("endValue", n(All));
+        std::vector<int> Path;
+        J.attributeArray("samples", [&] {
+          for (size_t I = 1; I < D.FlameNodes.size(); ++I) {
+            if (!D.FlameNodes[I].Self)
+              continue;
+            Path.clear();
+            for (int K = int(I); K > 0; K = D.FlameNodes[K].Parent)
+              Path.push_back(Frame[K]);
+            J.array([&] {
+              for (size_t P = Path.size(); P-- > 0;)
+                J.value(Path[P]);
+            });
+          }
+        });
+        J.attributeArray("weights", [&] {
+          for (size_t I = 1; I < D.FlameNodes.size(); ++I)
+            if (D.FlameNodes[I].Self)
+              J.value(n(D.FlameNodes[I].Self));
+        });
       });
     });
   });

@@ -112,6 +112,43 @@ static void printFunctions(const ReportData &D, bool HasCycles,
     OS << "  (none)\n";
 }
 
+/// The call tree top-down: nodes with at least 0.5% of the samples, 32
+/// levels deep at most.
+static void printCallTree(const ReportData &D, raw_ostream &OS) {
+  const char *From = D.Flame == FlameSource::CallStacks
+                         ? "from the samples' call stacks (-g)"
+                         : "from call/return pairs in the branch stacks; "
+                           "a stack starts at the oldest entry";
+  if (D.FlameNodes.empty()) {
+    OS << "\nCall tree (no call stacks and no branch stacks kept: raw "
+          "profiles do not keep them):\n  (none)\n";
+    return;
+  }
+  uint64_t All = D.FlameNodes[0].Total;
+  OS << "\nCall tree (" << From << "; " << All
+     << " samples; total = in the function or its callees, self = in it; "
+        "shown down to 0.5%):\n";
+  OS << "   total    share     self  function\n";
+  std::vector<std::pair<int, unsigned>> Work;
+  for (size_t I = D.FlameNodes[0].Children.size(); I-- > 0;)
+    Work.push_back({D.FlameNodes[0].Children[I], 0});
+  bool Any = false;
+  while (!Work.empty()) {
+    auto [N, Depth] = Work.back();
+    Work.pop_back();
+    const FlameNode &F = D.FlameNodes[N];
+    if (F.Total * 200 < All || Depth >= 32)
+      continue;
+    Any = true;
+    OS << formatv("{0,8} {1,8} {2,8}  {3}{4}\n", F.Total, pct(F.Total, All),
+                  F.Self, std::string(2 * Depth, ' '), F.Name);
+    for (size_t I = F.Children.size(); I-- > 0;)
+      Work.push_back({F.Children[I], Depth + 1});
+  }
+  if (!Any)
+    OS << "  (none)\n";
+}
+
 void printTextReport(const ReportData &D, raw_ostream &OS) {
   OS << "lbr2prof report: ";
   for (size_t I = 0; I < D.Inputs.size(); ++I)
@@ -217,6 +254,7 @@ void printTextReport(const ReportData &D, raw_ostream &OS) {
                   pct(R.Count, D.CallTotal), R.Caller, R.Callee);
   if (D.Calls.empty())
     OS << "  (none)\n";
+  printCallTree(D, OS);
 }
 
 } // namespace lbr2prof

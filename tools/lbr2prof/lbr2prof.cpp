@@ -343,6 +343,10 @@ int main(int argc, char **argv) {
                         "Also write every view as JSON (schema: "
                         "docs/report-schema.json); '-' writes it to stdout "
                         "instead of the text report");
+  ReportCmd->add_option("--flamegraph", Rep.FlameOutput,
+                        "Also write the call tree (from -g call stacks, "
+                        "else from call/return pairs in the branch stacks) "
+                        "as a speedscope file (FILE.speedscope.json)");
   std::string DemangleName = "short";
   ReportCmd
       ->add_option("--demangle", DemangleName,

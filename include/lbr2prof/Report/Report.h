@@ -14,7 +14,9 @@
 
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Aggregate/ReportCounts.h"
+#include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include <array>
@@ -57,6 +59,8 @@ struct ReportOptions {
   std::string HtmlOutput;
   /// Also write every view as JSON here (docs/report-schema.json).
   std::string JsonOutput;
+  /// Also write the call tree as a speedscope file here.
+  std::string FlameOutput;
   ReportDemangle Demangle = ReportDemangle::Short;
   /// Cycles charged per mispredicted entry in the function table.
   unsigned MispredictPenalty = DefaultMispredictPenalty;
@@ -76,8 +80,12 @@ class BinaryImage;
 /// Builds the tables of D from the counts of a read recording, for the
 /// binary Image whose mapped files are those set in InBinary (by DSO
 /// index). Sym (may be null) gives file:line.
+class ReportCollector;
+/// Col (may be null) gives the call stacks and branch-stack windows the
+/// call tree is built from.
 llvm::Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
-                          const ReportCounts &Counts, const ProcessMaps &Maps,
+                          const ReportCounts &Counts,
+                          const ReportCollector *Col, const ProcessMaps &Maps,
                           const BinaryImage &Image, Symbolizer *Sym,
                           std::vector<bool> InBinary, ReportData &D);
 
@@ -91,20 +99,43 @@ llvm::Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
 /// through the aggregator's process maps.
 class ReportCollector : public PerfEventHandler {
 public:
+  /// CollectStacks: also keep what the call tree needs (Stacks, Windows);
+  /// `report` does, raw profiles (--with-report) do not keep them.
   ReportCollector(LbrAggregator &Agg, const AggregateOptions &Opts,
-                  unsigned PathLength);
+                  unsigned PathLength, bool CollectStacks = false);
   llvm::Error onSample(const Sample &S, const RecordInfo &R) override;
   llvm::Error onMmap(const MmapEvent &E, const RecordInfo &R) override;
   llvm::Error onComm(const CommEvent &E, const RecordInfo &R) override;
   llvm::Error onTask(const TaskEvent &E, const RecordInfo &R) override;
   ReportCounts Counts;
 
+  /// Call stacks of samples that carry one (-g), as a trie of frame Locs
+  /// from the outermost frame in: node 0 is the root; a return address is
+  /// located one byte back, in its call instruction. Self counts the
+  /// samples whose stack ends at the node.
+  struct StackTrie {
+    std::vector<uint32_t> Parent{0};
+    std::vector<Loc> Frame{ExternalLoc};
+    std::vector<uint64_t> Self{0};
+    llvm::DenseMap<std::pair<uint32_t, Loc>, uint32_t> Children;
+    uint32_t child(uint32_t P, Loc L);
+  } Stacks;
+  uint64_t SamplesWithStacks = 0;
+  /// The branch stacks of samples without a call stack, for the call tree
+  /// from call/return pairs (the instructions' kinds are known only once
+  /// the binary is chosen): the IP's Loc, then each usable entry's from
+  /// and to Locs, newest first; identical windows counted once.
+  llvm::DenseMap<llvm::CachedHashStringRef, uint64_t> Windows;
+  llvm::BumpPtrAllocator WindowBytes;
+  uint64_t SamplesWithWindows = 0;
+
 private:
   LbrAggregator &Agg;
   const AggregateOptions &Opts;
   unsigned PathLength;
+  bool CollectStacks;
   /// Per-sample scratch, reused.
-  std::vector<Loc> From, To;
+  std::vector<Loc> From, To, Frames;
   std::vector<uint8_t> Usable;
 };
 
@@ -180,6 +211,20 @@ struct DsoRow {
   uint64_t Samples = 0, Taken = 0, Mispred = 0;
 };
 
+/// Where the call tree comes from.
+enum class FlameSource { None, CallStacks, BranchStacks };
+
+/// A node of the call tree: a function called along one path. Node 0 is
+/// the root ("all"); children follow their parent in the vector, and each
+/// node's children are ordered by Total, highest first.
+struct FlameNode {
+  std::string Name;
+  int Parent = -1;
+  /// Samples ending here, and ending here or below.
+  uint64_t Self = 0, Total = 0;
+  std::vector<int> Children;
+};
+
 struct CallRow {
   std::string Caller, Callee;
   uint64_t Count = 0;
@@ -214,6 +259,8 @@ struct ReportData {
   unsigned PathLength = 0;
   std::vector<CallRow> Calls;
   ReportSort Sort = ReportSort::Count;
+  FlameSource Flame = FlameSource::None;
+  std::vector<FlameNode> FlameNodes;
 };
 
 /// The bin of a cycles value (>= 1).
@@ -230,6 +277,9 @@ std::string displayName(llvm::StringRef Name, ReportDemangle Mode);
 std::string shortDemangle(llvm::StringRef Name);
 
 void printTextReport(const ReportData &D, llvm::raw_ostream &OS);
+/// The call tree as a speedscope file ("sampled" profile, one stack per
+/// node with self samples).
+void writeSpeedscope(const ReportData &D, llvm::raw_ostream &OS);
 void writeHtmlReport(const ReportData &D, llvm::raw_ostream &OS);
 void writeJsonReport(const ReportData &D, llvm::raw_ostream &OS);
 
