@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "lbr2prof/Binary/Symbolizer.h"
+#include "lbr2prof/Report/Annotate.h"
 #include "lbr2prof/Report/Report.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
@@ -17,6 +18,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
@@ -108,6 +110,10 @@ private:
   /// file; nullopt if unknown.
   std::optional<InstKind> kindAt(Loc L);
   void flame(ReportData &D);
+  Error annotate(ReportData &D);
+  void annotateOne(unsigned F, const InstPrinter &P, AnnotatedFunction &A);
+  /// Source lines of files read for the annotation (empty if unreadable).
+  StringMap<std::vector<std::string>> Sources;
   DenseMap<Loc, std::string> FuncNames;
 
   const ReportOptions &Opts;
@@ -515,6 +521,7 @@ void Analyzer::functions(ReportData &D) {
       auto [It, New] = In.try_emplace(F);
       if (New) {
         It->second.Dso = BinName;
+        It->second.Index = F;
         It->second.Name =
             F >= 0 ? displayName(Image.functions()[F].Name, Opts.Demangle)
                    : "(no symbol)";
@@ -710,6 +717,141 @@ void Analyzer::flame(ReportData &D) {
   T = std::move(Out);
 }
 
+Error Analyzer::annotate(ReportData &D) {
+  std::vector<unsigned> Fs;
+  if (!Opts.Annotate.empty()) {
+    D.AnnotateChosen = true;
+    StringRef Q = Opts.Annotate;
+    for (unsigned F = 0; F < Image.functions().size(); ++F) {
+      const FunctionSym &FS = Image.functions()[F];
+      bool Match = FS.Name == Q || demangle(FS.Name) == Q ||
+                   displayName(FS.Name, Opts.Demangle) == Q;
+      for (const std::string &A : FS.Aliases)
+        Match = Match || A == Q;
+      if (Match)
+        Fs.push_back(F);
+    }
+    if (Fs.empty())
+      return makeError("--annotate {0}: no function of {1} has that name "
+                       "(give it as the report shows it, demangled in "
+                       "full, or mangled)",
+                       Q, D.BinaryPath);
+  } else {
+    for (const FunctionRow &R : D.Functions)
+      if (R.Index >= 0 && R.Samples && Fs.size() < Opts.AnnotateHot)
+        Fs.push_back(unsigned(R.Index));
+  }
+  if (Fs.empty())
+    return Error::success();
+  Expected<std::unique_ptr<InstPrinter>> P = InstPrinter::create(D.BinaryPath);
+  if (!P)
+    return makeError("--annotate: {0}", toString(P.takeError()));
+  for (unsigned F : Fs) {
+    AnnotatedFunction A;
+    annotateOne(F, **P, A);
+    D.Annotated.push_back(std::move(A));
+  }
+  return Error::success();
+}
+
+void Analyzer::annotateOne(unsigned F, const InstPrinter &P,
+                           AnnotatedFunction &A) {
+  const FunctionSym &FS = Image.functions()[F];
+  A.Name = displayName(FS.Name, Opts.Demangle);
+  A.Start = FS.Start;
+  A.End = FS.End;
+  ArrayRef<Inst> Insts = Image.instructions(F);
+  std::vector<AnnotatedInst> &V = A.Insts;
+  V.resize(Insts.size());
+  for (size_t I = 0; I < Insts.size(); ++I) {
+    V[I].Addr = Insts[I].Addr;
+    V[I].Branch = Insts[I].Kind != InstKind::Other;
+  }
+  auto indexOf = [&](Loc L) -> int {
+    std::optional<uint64_t> Ad = addrOf(L);
+    if (!Ad || *Ad < FS.Start || *Ad >= FS.End)
+      return -1;
+    return instIndexAt(Insts, *Ad);
+  };
+  // Blocks: the function's start, direct branch targets inside it, and
+  // whatever follows a branch.
+  if (!V.empty())
+    V[0].BlockStart = true;
+  for (size_t I = 0; I < Insts.size(); ++I) {
+    if (Insts[I].Kind != InstKind::Other && Insts[I].Kind != InstKind::Call &&
+        Insts[I].Kind != InstKind::IndirectCall && I + 1 < V.size())
+      V[I + 1].BlockStart = true;
+    if (Insts[I].Target >= FS.Start && Insts[I].Target < FS.End)
+      if (int T = instIndexAt(Insts, Insts[I].Target); T >= 0)
+        V[T].BlockStart = true;
+  }
+  for (const auto &[L, N] : Raw.Ips)
+    if (int I = indexOf(L); I >= 0) {
+      V[I].Samples += N;
+      A.Samples += N;
+    }
+  for (const auto &[K, BC] : Raw.Branches)
+    if (int I = indexOf(K.first); I >= 0) {
+      V[I].Taken += BC.Count;
+      V[I].Mispred += BC.Mispred;
+    }
+  // Ranges that can have executed (as for the conditional branches).
+  for (const auto &[K, RC] : Raw.Ranges) {
+    int Bi = indexOf(K.first), Ei = indexOf(K.second);
+    if (Bi < 0 || Ei < 0 || Bi > Ei)
+      continue;
+    bool Ok = true;
+    for (int J = Bi; J < Ei && Ok; ++J)
+      Ok = !endsFallThrough(Insts[J].Kind);
+    if (!Ok)
+      continue;
+    for (int J = Bi; J <= Ei; ++J) {
+      V[J].Count += RC.Count;
+      if (J < Ei)
+        V[J].FallThrough += RC.Count;
+    }
+  }
+  for (const auto &[K, N] : C.BlockCycles)
+    if (int I = indexOf(K.End); I >= 0 && addrOf(K.Start)) {
+      V[I].Bins[cycleBin(K.Cycles)] += N;
+      V[I].Measurements += N;
+    }
+  // Text and source lines.
+  std::string LastFile;
+  uint32_t LastLine = 0;
+  for (size_t I = 0; I < Insts.size(); ++I) {
+    AnnotatedInst &AI = V[I];
+    AI.Text = P.text(Insts[I].Addr, Insts[I].Size);
+    if (Insts[I].Target) {
+      const ReportLoc &T = loc(Insts[I].Target);
+      if (!T.Function.empty())
+        AI.Text += formatv(" <{0}+{1:x}>", T.Function, T.FuncOffset).str();
+    }
+    if (!Sym)
+      continue;
+    SourceLine SL = Sym->lineAt(Insts[I].Addr);
+    if (!SL.Line)
+      continue;
+    AI.File = sys::path::filename(SL.File).str();
+    AI.Line = SL.Line;
+    if (SL.File == LastFile && SL.Line == LastLine)
+      continue;
+    LastFile = SL.File.str();
+    LastLine = SL.Line;
+    AI.NewLine = true;
+    auto [It, New] = Sources.try_emplace(SL.File);
+    if (New)
+      if (auto Buf = MemoryBuffer::getFile(SL.File)) {
+        SmallVector<StringRef, 0> Lines;
+        (*Buf)->getBuffer().split(Lines, '\n');
+        for (StringRef Ln : Lines)
+          It->second.push_back(Ln.rtrim("\r").str());
+      }
+    if (SL.Line <= It->second.size())
+      AI.SourceText = StringRef(It->second[SL.Line - 1]).trim().str();
+  }
+}
+
 void Analyzer::dsos(ReportData &D) {
   // Index -1 holds what no mapping covers.
   std::map<int, DsoRow> By;
@@ -792,7 +934,7 @@ Error Analyzer::run(ReportData &D) {
   functions(D);
   dsos(D);
   flame(D);
-  return Error::success();
+  return annotate(D);
 }
 
 } // namespace

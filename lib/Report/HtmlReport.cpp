@@ -185,6 +185,11 @@ static void writeHeader(const ReportData &D, bool HasCycles, raw_ostream &OS) {
         "white-space:nowrap;box-sizing:border-box;border:1px solid #fff;"
         "padding:0 3px;cursor:pointer;font-family:monospace}\n"
         ".frame.match{background:#e377c2 !important}\n"
+        "table.asm td{font-size:12px;padding:0 6px}\n"
+        "tr.bb td{border-top:2px solid #888;font-weight:bold}\n"
+        "tr.src td{background:#f4f4f4;color:#555}\n"
+        ".hb{display:inline-block;width:6px;margin-right:1px;"
+        "background:#d62728;vertical-align:bottom}\n"
         "</style></head><body>\n";
   OS << "<h1>lbr2prof report</h1>\n<p><input type=search id=search "
         "placeholder=\"search every table\" size=40></p>\n<p>Inputs: ";
@@ -224,7 +229,7 @@ static void writeFunctions(const ReportData &D, bool HasCycles,
         "<th>share</th><th>taken</th><th>mispred</th><th>rate</th>"
         "<th>cycles lost</th><th>cycles/block</th><th>function</th>"
         "<th>file</th></tr>\n";
-  for (const FunctionRow &R : D.Functions)
+  for (const FunctionRow &R : D.Functions) {
     OS << "<tr><td class=n>" << R.Samples << "</td><td class=n>"
        << pct(R.Samples, D.Samples) << "</td><td class=n>" << R.Taken
        << "</td><td class=n>" << R.Mispred << "</td><td class=n>"
@@ -234,8 +239,18 @@ static void writeFunctions(const ReportData &D, bool HasCycles,
                ? formatv("{0:f2}", double(R.BlockCycles) / double(R.BlockCount))
                      .str()
                : "-")
-       << "</td><td><code>" << esc(R.Name) << "</code></td><td>"
-       << esc(R.Dso) << "</td></tr>\n";
+       << "</td><td>";
+    int Ann = -1;
+    for (size_t F = 0; F < D.Annotated.size(); ++F)
+      if (D.Annotated[F].Name == R.Name)
+        Ann = int(F);
+    if (Ann >= 0)
+      OS << "<a class=annotate href=\"#annotate-" << Ann << "\"><code>"
+         << esc(R.Name) << "</code></a>";
+    else
+      OS << "<code>" << esc(R.Name) << "</code>";
+    OS << "</td><td>" << esc(R.Dso) << "</td></tr>\n";
+  }
   noneRow(OS, D.Functions.empty(), 9);
   OS << "</table>\n";
 
@@ -292,6 +307,62 @@ static void writeFlame(const ReportData &D, raw_ostream &OS) {
   for (size_t I = 0; (I = Json.find("</", I)) != std::string::npos; I += 3)
     Json.replace(I, 2, "<\\/");
   OS << Json << "</script>\n";
+}
+
+/// The annotated functions, each in a <details> that a click on its name
+/// in the function table opens.
+static void writeAnnotated(const ReportData &D, raw_ostream &OS) {
+  OS << "<h2 id=annotated>Annotated functions</h2>\n<p class=note>"
+     << (D.AnnotateChosen ? "The function --annotate names."
+                          : "The hottest functions of the binary (by "
+                            "samples); click a function's name in the "
+                            "function table to open it here.")
+     << " Count: executions seen in the branch stacks' fall-through ranges; "
+        "a branch shows its taken and fall-through counts, the share of "
+        "its taken entries mispredicted and a histogram of the cycles of "
+        "the block it ends. Bold rows start a block.</p>\n";
+  if (D.Annotated.empty())
+    OS << "<p>(none)</p>\n";
+  for (size_t F = 0; F < D.Annotated.size(); ++F) {
+    const AnnotatedFunction &A = D.Annotated[F];
+    OS << "<details class=annotated id=\"annotate-" << F
+       << "\" data-function=\"" << esc(A.Name) << "\"><summary><code>"
+       << esc(A.Name) << "</code> (" << A.Samples
+       << " samples)</summary>\n<table class=asm><tr><th>samples</th>"
+          "<th>count</th><th>address</th><th>instruction</th><th>taken</th>"
+          "<th>fall-through</th><th>mispredicted</th><th>block cycles</th>"
+          "</tr>\n";
+    for (const AnnotatedInst &I : A.Insts) {
+      if (I.NewLine)
+        OS << "<tr class=src><td colspan=8>" << esc(I.File) << ":" << I.Line
+           << " <code>" << esc(I.SourceText) << "</code></td></tr>\n";
+      bool Shown = I.Branch && (I.Taken || I.FallThrough);
+      OS << "<tr" << (I.BlockStart ? " class=bb" : "") << "><td class=n>"
+         << I.Samples << "</td><td class=n>" << I.Count << "</td><td><code>"
+         << formatv("{0:x-}", I.Addr) << "</code></td><td><code>"
+         << esc(I.Text) << "</code></td>";
+      if (Shown) {
+        OS << "<td class=n>" << I.Taken << "</td><td class=n>"
+           << I.FallThrough << "</td><td class=n>" << I.Mispred << " ("
+           << pct(I.Mispred, I.Taken) << ")</td><td>";
+        // A small inline bar per used log2 bin.
+        uint64_t Peak = 0;
+        for (uint64_t B : I.Bins)
+          Peak = std::max(Peak, B);
+        for (unsigned B = 0; B < CycleBins && Peak; ++B)
+          if (I.Bins[B])
+            OS << formatv("<span class=hb title=\"{0} cycles: {1}\" "
+                          "style=\"height:{2}px\"></span>",
+                          cycleBinLabel(B), I.Bins[B],
+                          1 + 15 * I.Bins[B] / Peak);
+        OS << "</td>";
+      } else {
+        OS << "<td></td><td></td><td></td><td></td>";
+      }
+      OS << "</tr>\n";
+    }
+    OS << "</table></details>\n";
+  }
 }
 
 /// Hot taken branches: a bar chart, then the table (average cycles only
@@ -504,6 +575,13 @@ static const char *const PageScript = R"js(
   global.addEventListener('input', function () {
     Array.prototype.forEach.call(tables, apply);
   });
+  Array.prototype.forEach.call(document.querySelectorAll('a.annotate'),
+    function (a) {
+      a.addEventListener('click', function () {
+        var d = document.getElementById(a.getAttribute('href').slice(1));
+        if (d) d.open = true;
+      });
+    });
 })();
 )js";
 
@@ -578,6 +656,7 @@ void writeHtmlReport(const ReportData &D, raw_ostream &OS) {
   writeHeader(D, HasCycles, OS);
   writeFunctions(D, HasCycles, OS);
   writeFlame(D, OS);
+  writeAnnotated(D, OS);
   writeBranches(D, HasCycles, OS);
   writeConds(D, OS);
   writeIndirects(D, OS);

@@ -243,6 +243,36 @@ void writeJsonReport(const ReportData &D, raw_ostream &OS) {
       });
     });
 
+    J.attributeArray("annotated", [&] {
+      for (const AnnotatedFunction &A : D.Annotated)
+        J.object([&] {
+          J.attribute("function", A.Name);
+          J.attribute("start", formatv("{0:x}", A.Start).str());
+          J.attribute("end", formatv("{0:x}", A.End).str());
+          J.attribute("samples", n(A.Samples));
+          J.attributeArray("instructions", [&] {
+            for (const AnnotatedInst &I : A.Insts)
+              J.object([&] {
+                J.attribute("address", formatv("{0:x}", I.Addr).str());
+                J.attribute("text", I.Text);
+                J.attribute("file", I.File);
+                J.attribute("line", int64_t(I.Line));
+                J.attribute("block_start", I.BlockStart);
+                J.attribute("samples", n(I.Samples));
+                J.attribute("count", n(I.Count));
+                J.attribute("branch", I.Branch);
+                J.attribute("taken", n(I.Taken));
+                J.attribute("fall_through", n(I.FallThrough));
+                J.attribute("mispred", n(I.Mispred));
+                J.attributeArray("cycle_bins", [&] {
+                  for (uint64_t B : I.Bins)
+                    J.value(n(B));
+                });
+              });
+          });
+        });
+    });
+
     J.attributeObject("calls", [&] {
       J.attribute("total_rows", n(D.CallRowsAll));
       J.attribute("total", n(D.CallTotal));

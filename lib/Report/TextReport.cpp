@@ -149,6 +149,47 @@ static void printCallTree(const ReportData &D, raw_ostream &OS) {
     OS << "  (none)\n";
 }
 
+/// "2-3:2 16-31:1": the used log2 bins of a cycles histogram.
+static std::string binsText(const std::array<uint64_t, CycleBins> &Bins) {
+  std::string S;
+  for (unsigned B = 0; B < CycleBins; ++B)
+    if (Bins[B])
+      S += (S.empty() ? "" : " ") + cycleBinLabel(B) + ":" +
+           std::to_string(Bins[B]);
+  return S;
+}
+
+/// --annotate's functions: source lines, then each instruction with its
+/// samples and executions; a branch adds taken / fall-through counts, the
+/// mispredict rate and the cycles of the block it ends.
+static void printAnnotated(const ReportData &D, raw_ostream &OS) {
+  for (const AnnotatedFunction &A : D.Annotated) {
+    OS << formatv("\nAnnotated {0} ({1:x}-{2:x}; {3} samples; count = "
+                  "executions seen in the branch stacks' fall-through "
+                  "ranges; '>' starts a block):\n",
+                  A.Name, A.Start, A.End, A.Samples);
+    OS << " samples    count  address   instruction\n";
+    for (const AnnotatedInst &I : A.Insts) {
+      if (I.NewLine)
+        OS << "                           " << I.File << ":" << I.Line
+           << (I.SourceText.empty() ? "" : "  " + I.SourceText) << "\n";
+      OS << formatv("{0,8} {1,8} {2}{3,8:x-}  {4}", I.Samples, I.Count,
+                    I.BlockStart ? '>' : ' ', I.Addr, I.Text);
+      if (I.Branch && (I.Taken || I.FallThrough))
+        OS << formatv("   [taken {0}, fall-through {1}, mispredicted {2} "
+                      "({3})",
+                      I.Taken, I.FallThrough, I.Mispred,
+                      pct(I.Mispred, I.Taken));
+      if (I.Branch && (I.Taken || I.FallThrough)) {
+        if (I.Measurements)
+          OS << ", cycles " << binsText(I.Bins);
+        OS << "]";
+      }
+      OS << "\n";
+    }
+  }
+}
+
 void printTextReport(const ReportData &D, raw_ostream &OS) {
   OS << "lbr2prof report: ";
   for (size_t I = 0; I < D.Inputs.size(); ++I)
@@ -255,6 +296,8 @@ void printTextReport(const ReportData &D, raw_ostream &OS) {
   if (D.Calls.empty())
     OS << "  (none)\n";
   printCallTree(D, OS);
+  if (D.AnnotateChosen)
+    printAnnotated(D, OS);
 }
 
 } // namespace lbr2prof

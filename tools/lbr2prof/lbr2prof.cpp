@@ -347,6 +347,10 @@ int main(int argc, char **argv) {
                         "Also write the call tree (from -g call stacks, "
                         "else from call/return pairs in the branch stacks) "
                         "as a speedscope file (FILE.speedscope.json)");
+  ReportCmd->add_option("--annotate", Rep.Annotate,
+                        "Show this function's disassembly with its counts "
+                        "(default: the HTML and JSON annotate the 3 "
+                        "hottest functions, the text none)");
   std::string DemangleName = "short";
   ReportCmd
       ->add_option("--demangle", DemangleName,

@@ -62,6 +62,11 @@ struct ReportOptions {
   /// Also write the call tree as a speedscope file here.
   std::string FlameOutput;
   ReportDemangle Demangle = ReportDemangle::Short;
+  /// Annotate this function (shown, demangled or mangled name) in every
+  /// output; empty: the HTML and JSON annotate the AnnotateHot hottest
+  /// functions of the binary, the text none.
+  std::string Annotate;
+  unsigned AnnotateHot = 3;
   /// Cycles charged per mispredicted entry in the function table.
   unsigned MispredictPenalty = DefaultMispredictPenalty;
   /// Blocks to show in detail: "0xADDR" (a block starting at, or else
@@ -198,6 +203,8 @@ struct PathRow {
 /// named "FILE:SYMBOL" (or "FILE" when that file's symbols are unknown).
 struct FunctionRow {
   std::string Name;
+  /// The binary's function index, -1 for other files.
+  int Index = -1;
   /// The file the function is in (base name).
   std::string Dso;
   uint64_t Samples = 0, Taken = 0, Mispred = 0;
@@ -209,6 +216,38 @@ struct FunctionRow {
 struct DsoRow {
   std::string Path;
   uint64_t Samples = 0, Taken = 0, Mispred = 0;
+};
+
+/// One instruction of an annotated function.
+struct AnnotatedInst {
+  uint64_t Addr = 0;
+  /// LLVM MC's text of it.
+  std::string Text;
+  /// Its source line (DWARF), and that line's text when the file is
+  /// readable here; set on the first instruction of each run of one line.
+  std::string File, SourceText;
+  uint32_t Line = 0;
+  bool NewLine = false;
+  /// First instruction of a basic block (function start, branch target, or
+  /// after a branch).
+  bool BlockStart = false;
+  /// Sample IPs at it.
+  uint64_t Samples = 0;
+  /// Executions seen: fall-through ranges of the branch stacks covering it.
+  uint64_t Count = 0;
+  /// A branch (or call, or return): entries from it, how many were
+  /// mispredicted, and ranges that ran over it (fall-through).
+  bool Branch = false;
+  uint64_t Taken = 0, Mispred = 0, FallThrough = 0;
+  /// Cycles of the block ending at it (log2 bins), when recorded.
+  std::array<uint64_t, CycleBins> Bins{};
+  uint64_t Measurements = 0;
+};
+
+struct AnnotatedFunction {
+  std::string Name;
+  uint64_t Start = 0, End = 0, Samples = 0;
+  std::vector<AnnotatedInst> Insts;
 };
 
 /// Where the call tree comes from.
@@ -260,6 +299,9 @@ struct ReportData {
   std::vector<CallRow> Calls;
   ReportSort Sort = ReportSort::Count;
   FlameSource Flame = FlameSource::None;
+  /// --annotate's function(s), or the hottest ones when it is not given.
+  std::vector<AnnotatedFunction> Annotated;
+  bool AnnotateChosen = false;
   std::vector<FlameNode> FlameNodes;
 };
 

@@ -11,7 +11,8 @@ user would and prints what the DOM then holds, for FileCheck:
   1. sorts the function table by clicking its "taken" header (twice:
      descending, then ascending) and prints the column as shown;
   2. types the hottest function's name into that table's filter box and
-     prints the rows left visible;
+     prints the rows left visible, then clicks its name to open its
+     annotated disassembly (screenshot 6);
   3. clicks that function's box in the flame graph and prints the boxes
      drawn (zoomed: the box spans the whole width, the other roots are
      gone);
@@ -171,6 +172,17 @@ try:
     print('filtered by %s: %d rows: %s; all match: %s' % (
         hottest, len(left), ' '.join(left), all(hottest in n for n in left)))
     shot(3)
+    # 2b. Open the hottest function's annotated disassembly from its link.
+    js('''(() => { const a = Array.from(document.querySelectorAll('#t-functions a.annotate'))
+        .find(a => a.textContent === %s); a.click(); })()''' % json.dumps(hottest))
+    ann = js('''(() => { const d = document.querySelector('details.annotated[open]');
+        if (!d) return null;
+        const rows = Array.from(d.querySelectorAll('tr')).slice(1).filter(r => !r.classList.contains('src'));
+        return [d.getAttribute('data-function'), rows.length,
+                rows.filter(r => r.cells[4].textContent !== '').length,
+                d.getBoundingClientRect().height > 0]; })()''')
+    print('annotated open: %s, %d instructions, %d branches with counts, visible %s' % tuple(ann))
+    shot(6)
     # 3. Zoom the flame graph to the hottest function's box.
     frames = js("Array.from(document.querySelectorAll('#flame .frame')).map(b => b.textContent)")
     print('flame boxes before zoom: %d' % len(frames))
