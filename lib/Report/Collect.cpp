@@ -152,8 +152,9 @@ Error ReportCollector::onSample(const Sample &S, const RecordInfo &R) {
             locDso(B) == locDso(E) && B <= E;
     Run = Valid ? Run + 1 : 0;
     if (Run >= PathLength) {
-      PathKey K;
-      // Blocks I + PathLength - 1 (oldest) down to I.
+      // Blocks I + PathLength - 1 (oldest) down to I; the slots past
+      // 2 * PathLength stay 0, so the key is not cleared per path.
+      PathKey &K = PathScratch;
       for (unsigned J = 0; J < PathLength; ++J) {
         size_t Older = I + PathLength - 1 - J;
         K.Ends[2 * J] = To[Older];

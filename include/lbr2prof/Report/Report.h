@@ -141,6 +141,7 @@ private:
   bool CollectStacks;
   /// Per-sample scratch, reused.
   std::vector<Loc> From, To, Frames;
+  PathKey PathScratch;
   std::vector<uint8_t> Usable;
 };
 
