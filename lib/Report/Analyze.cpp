@@ -648,8 +648,16 @@ void Analyzer::flame(ReportData &D) {
       Stack.clear();
       // W = IP, then (from, to) of each usable entry, newest first.
       size_t Entries = (Count - 1) / 2;
-      if (Entries)
-        Stack.push_back(functionName(W[1 + 2 * (Entries - 1) + 1]));
+      if (Entries) {
+        // An oldest entry that is a call also names its caller (in LBR
+        // call-stack mode every entry is a call: the caller of the oldest
+        // is the outermost frame).
+        Loc From = W[1 + 2 * (Entries - 1)], To = W[2 + 2 * (Entries - 1)];
+        std::optional<InstKind> Kind = kindAt(From);
+        if (Kind && (*Kind == InstKind::Call || *Kind == InstKind::IndirectCall))
+          Stack.push_back(functionName(From));
+        Stack.push_back(functionName(To));
+      }
       for (size_t E = Entries; E-- > 1;) {
         Loc From = W[1 + 2 * (E - 1)], To = W[2 + 2 * (E - 1)];
         const std::string &Target = functionName(To);

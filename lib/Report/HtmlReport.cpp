@@ -477,9 +477,19 @@ static void writePaths(const ReportData &D, raw_ostream &OS) {
   for (const PathRow &R : D.Paths) {
     OS << "<tr><td class=n>" << R.Count << "</td><td class=n>"
        << pct(R.Count, D.PathTotal) << "</td><td>";
-    for (size_t J = 0; J < R.Blocks.size(); ++J)
-      OS << (J ? " &rarr; " : "") << locHtml(R.Blocks[J].first) << " .. "
-         << locHtml(R.Blocks[J].second);
+    // One block per line, as function+offset; the addresses and lines are
+    // in the block's tooltip.
+    for (size_t J = 0; J < R.Blocks.size(); ++J) {
+      const ReportLoc &B = R.Blocks[J].first, &E = R.Blocks[J].second;
+      auto Short = [](const ReportLoc &L) {
+        return L.Function.empty()
+                   ? formatv("{0:x}", L.Addr).str()
+                   : formatv("{0}+{1:x}", L.Function, L.FuncOffset).str();
+      };
+      OS << (J ? "<br>&rarr; " : "") << "<code title=\""
+         << esc(formatLoc(B) + " .. " + formatLoc(E)) << "\">"
+         << esc(Short(B) + ".." + Short(E)) << "</code>";
+    }
     OS << "</td></tr>\n";
   }
   noneRow(OS, D.Paths.empty(), 3);
