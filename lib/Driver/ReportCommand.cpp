@@ -4,6 +4,8 @@
 #include "lbr2prof/Driver/Recording.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
+#include "llvm/Support/Process.h"
+#include <cstdlib>
 
 using namespace llvm;
 
@@ -22,8 +24,62 @@ static Error validate(const ReportOptions &Opts) {
     return makeError("{0}: the HTML page and the text report would both go "
                      "to standard output; write the page to a file",
                      Opts.HtmlOutput);
+  if (!Opts.HtmlOutput.empty() && Opts.HtmlOutput == Opts.JsonOutput)
+    return makeError("{0}: given to both --html and --json; give two files",
+                     Opts.HtmlOutput);
+  if (!Opts.FlameOutput.empty() && isStandardOutput(Opts.FlameOutput))
+    return makeError("{0}: the flame graph and the text report would both "
+                     "go to standard output; write it to a file",
+                     Opts.FlameOutput);
+  if (!Opts.FlameOutput.empty() && (Opts.FlameOutput == Opts.HtmlOutput ||
+                                    Opts.FlameOutput == Opts.JsonOutput))
+    return makeError("{0}: given to --flamegraph and to --html or --json; "
+                     "give each its own file",
+                     Opts.FlameOutput);
+  if (Opts.MispredictPenalty == 0 || Opts.MispredictPenalty > 1000)
+    return makeError("--mispredict-penalty {0}: must be 1 to 1000 cycles",
+                     Opts.MispredictPenalty);
   return Error::success();
 }
+
+/// Writes one rendering of D to Path through a temporary file.
+static Error writeFile(StringRef Path, const ReportData &D,
+                       void (*Write)(const ReportData &, raw_ostream &)) {
+  Expected<std::unique_ptr<AtomicOutputFile>> F =
+      AtomicOutputFile::create(Path);
+  if (!F)
+    return F.takeError();
+  Write(D, (*F)->os());
+  return (*F)->commit();
+}
+
+namespace {
+/// The report's steps after reading (reading has its own progress line),
+/// on one line of stderr when it is a terminal and LBR2PROF_NO_PROGRESS is
+/// unset, as Support/Progress.h does for reading; erased at the end.
+class StepLine {
+public:
+  StepLine()
+      : Enabled(sys::Process::StandardErrIsDisplayed() &&
+                !std::getenv("LBR2PROF_NO_PROGRESS")) {}
+  ~StepLine() { done(); }
+  void show(StringRef Step) {
+    if (!Enabled)
+      return;
+    errs() << "\r\033[Kreport: " << Step << "...";
+    errs().flush();
+    Drawn = true;
+  }
+  void done() {
+    if (Drawn)
+      errs() << "\r\033[K";
+    Drawn = false;
+  }
+
+private:
+  bool Enabled, Drawn = false;
+};
+} // namespace
 
 static Error report(const ReportOptions &Opts, raw_ostream &Out,
                     Diagnostics &Diags) {
@@ -35,7 +91,7 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   for (uint32_t P : Opts.Pids)
     AO.Pids.insert(P);
   LbrAggregator Agg(AO);
-  ReportCollector Col(Agg, AO, Opts.PathLength);
+  ReportCollector Col(Agg, AO, Opts.PathLength, /*CollectStacks=*/true);
   InputOptions IO;
   IO.Inputs = Opts.Inputs;
   // Raw profiles written with --with-report add their counts.
@@ -46,6 +102,8 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   RawProfile &Raw = Agg.profile();
   if (Raw.Branches.empty())
     return noBranchStackError(Rec->Name);
+  StepLine Steps;
+  Steps.show("finding the binary and its debug file");
   BinaryOptions BO;
   BO.Binary = Opts.Binary;
   BO.IgnoreBuildId = Opts.IgnoreBuildId;
@@ -84,21 +142,35 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   if ((*S)->hasDebugInfo())
     Sym = std::move(*S);
 
+  Steps.show("symbolizing, disassembling and building the tables");
   ReportData D;
   D.Inputs = Opts.Inputs;
   D.BinaryPath = Bin->Path;
-  if (Error E = analyzeReport(Opts, Raw, Col.Counts, Agg.maps(), Image,
+  if (Error E = analyzeReport(Opts, Raw, Col.Counts, &Col, Agg.maps(), Image,
                               Sym.get(), std::move(InBinary), D))
     return E;
-  if (!Opts.HtmlOutput.empty()) {
-    Expected<std::unique_ptr<AtomicOutputFile>> F =
-        AtomicOutputFile::create(Opts.HtmlOutput);
-    if (!F)
-      return F.takeError();
-    writeHtmlReport(D, (*F)->os());
-    if (Error E = (*F)->commit())
+  Steps.show("writing");
+  if (!Opts.FlameOutput.empty()) {
+    if (D.FlameNodes.empty())
+      return makeError("--flamegraph {0}: the inputs hold no call stacks and "
+                       "no branch stacks to build it from (raw profiles keep "
+                       "neither)",
+                       Opts.FlameOutput);
+    if (Error E = writeFile(Opts.FlameOutput, D, writeSpeedscope))
       return E;
   }
+  if (!Opts.HtmlOutput.empty())
+    if (Error E = writeFile(Opts.HtmlOutput, D, writeHtmlReport))
+      return E;
+  Steps.done();
+  // `--json -`: the JSON takes the text report's place on standard output.
+  if (!Opts.JsonOutput.empty() && isStandardOutput(Opts.JsonOutput)) {
+    writeJsonReport(D, Out);
+    return Error::success();
+  }
+  if (!Opts.JsonOutput.empty())
+    if (Error E = writeFile(Opts.JsonOutput, D, writeJsonReport))
+      return E;
   printTextReport(D, Out);
   return Error::success();
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "lbr2prof/Binary/Symbolizer.h"
+#include "lbr2prof/Report/Annotate.h"
 #include "lbr2prof/Report/Report.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
@@ -17,9 +18,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <thread>
 
@@ -59,10 +62,11 @@ namespace {
 class Analyzer {
 public:
   Analyzer(const ReportOptions &Opts, RawProfile &Raw, const ReportCounts &C,
-           const ProcessMaps &Maps, const BinaryImage &Image, Symbolizer *Sym,
+           const ReportCollector *Col, const ProcessMaps &Maps,
+           const BinaryImage &Image, Symbolizer *Sym,
            std::vector<bool> InBinary)
-      : Opts(Opts), Raw(Raw), C(C), Maps(Maps), Image(Image), Sym(Sym),
-        InBinary(std::move(InBinary)) {}
+      : Opts(Opts), Raw(Raw), C(C), Col(Col), Maps(Maps), Image(Image),
+        Sym(Sym), InBinary(std::move(InBinary)) {}
   Error run(ReportData &D);
 
 private:
@@ -98,10 +102,24 @@ private:
   void blocks(ReportData &D);
   Error detail(ReportData &D);
   void paths(ReportData &D);
+  void functions(ReportData &D);
+  void dsos(ReportData &D);
+  /// The function a Loc is in, named as the tables name it.
+  const std::string &functionName(Loc L);
+  /// The kind of the instruction at L, in the binary or another readable
+  /// file; nullopt if unknown.
+  std::optional<InstKind> kindAt(Loc L);
+  void flame(ReportData &D);
+  Error annotate(ReportData &D);
+  void annotateOne(unsigned F, const InstPrinter &P, AnnotatedFunction &A);
+  /// Source lines of files read for the annotation (empty if unreadable).
+  StringMap<std::vector<std::string>> Sources;
+  DenseMap<Loc, std::string> FuncNames;
 
   const ReportOptions &Opts;
   RawProfile &Raw;
   const ReportCounts &C;
+  const ReportCollector *Col;
   const ProcessMaps &Maps;
   const BinaryImage &Image;
   Symbolizer *Sym;
@@ -129,7 +147,8 @@ const ReportLoc &Analyzer::loc(uint64_t Key) {
       std::optional<uint64_t> A =
           O ? O->fileOffsetToAddr(locOffset(Lc)) : std::nullopt;
       if (int F = A ? O->functionAt(*A) : -1; F >= 0) {
-        L.Function += ":" + demangle(O->functions()[F].Name);
+        L.Function +=
+            ":" + displayName(O->functions()[F].Name, Opts.Demangle);
         L.FuncOffset = *A - O->functions()[F].Start;
       }
     }
@@ -139,7 +158,7 @@ const ReportLoc &Analyzer::loc(uint64_t Key) {
   int F = Image.functionAt(Key);
   if (F >= 0) {
     const FunctionSym &FS = Image.functions()[F];
-    L.Function = demangle(FS.Name);
+    L.Function = displayName(FS.Name, Opts.Demangle);
     L.FuncOffset = Key - FS.Start;
   }
   if (Sym) {
@@ -443,7 +462,8 @@ Error Analyzer::detail(ReportData &D) {
     for (const BlockRow &R : D.Blocks) {
       int F = Image.functionAt(R.Start.Addr);
       bool NameOk = R.Start.Function == Func ||
-                    (F >= 0 && Image.functions()[F].Name == Func);
+                    (F >= 0 && (Image.functions()[F].Name == Func ||
+                                demangle(Image.functions()[F].Name) == Func));
       if (NameOk && R.Start.Line == Line)
         D.Detail.push_back(R);
     }
@@ -486,6 +506,384 @@ void Analyzer::paths(ReportData &D) {
     return A.Count > B.Count;
   });
   D.Paths = std::move(V);
+}
+
+void Analyzer::functions(ReportData &D) {
+  D.MispredictPenalty = Opts.MispredictPenalty;
+  // Functions of the binary by symbol index; other places by the name
+  // loc() gives them ("libc.so.6:qsort", "libc.so.6", "" if unmapped).
+  std::map<int, FunctionRow> In;
+  std::map<std::string, FunctionRow> Out;
+  std::string BinName = sys::path::filename(D.BinaryPath).str();
+  auto rowOf = [&](Loc L) -> FunctionRow & {
+    if (std::optional<uint64_t> A = addrOf(L)) {
+      int F = Image.functionAt(*A);
+      auto [It, New] = In.try_emplace(F);
+      if (New) {
+        It->second.Dso = BinName;
+        It->second.Index = F;
+        It->second.Name =
+            F >= 0 ? displayName(Image.functions()[F].Name, Opts.Demangle)
+                   : "(no symbol)";
+      }
+      return It->second;
+    }
+    const ReportLoc &RL = loc(keyOf(L));
+    std::string Name = RL.Function.empty() ? "[unknown]" : RL.Function;
+    auto [It, New] = Out.try_emplace(Name);
+    if (New) {
+      It->second.Name = Name;
+      int Dso = locDso(L);
+      It->second.Dso = Dso >= 0 ? sys::path::filename(Maps.dsos()[Dso].Path).str()
+                                : "[unknown]";
+    }
+    return It->second;
+  };
+  for (const auto &[L, N] : Raw.Ips)
+    rowOf(L).Samples += N;
+  for (const auto &[K, BC] : Raw.Branches) {
+    FunctionRow &R = rowOf(K.first);
+    R.Taken += BC.Count;
+    R.Mispred += BC.Mispred;
+  }
+  for (const auto &[K, N] : C.BlockCycles) {
+    auto B = addrOf(K.Start), E = addrOf(K.End);
+    if (!B || !E || *B > *E)
+      continue;
+    FunctionRow &R = rowOf(K.Start);
+    R.BlockCount += N;
+    R.BlockCycles += uint64_t(K.Cycles) * N;
+  }
+  std::vector<FunctionRow> V;
+  for (auto &[F, R] : In)
+    V.push_back(std::move(R));
+  for (auto &[N, R] : Out)
+    V.push_back(std::move(R));
+  D.FunctionRowsAll = V.size();
+  sortAndCut(V, Opts.Top, [](const FunctionRow &A, const FunctionRow &B) {
+    if (A.Samples != B.Samples)
+      return A.Samples > B.Samples;
+    return A.Taken > B.Taken;
+  });
+  D.Functions = std::move(V);
+}
+
+const std::string &Analyzer::functionName(Loc L) {
+  auto [It, New] = FuncNames.try_emplace(L);
+  if (!New)
+    return It->second;
+  if (std::optional<uint64_t> A = addrOf(L)) {
+    int F = Image.functionAt(*A);
+    It->second = F >= 0 ? displayName(Image.functions()[F].Name, Opts.Demangle)
+                        : "(no symbol)";
+  } else {
+    const ReportLoc &RL = loc(keyOf(L));
+    It->second = RL.Function.empty() ? "[unknown]" : RL.Function;
+  }
+  return It->second;
+}
+
+std::optional<InstKind> Analyzer::kindAt(Loc L) {
+  const BinaryImage *Img = nullptr;
+  std::optional<uint64_t> A = addrOf(L);
+  if (A) {
+    Img = &Image;
+  } else if (L != ExternalLoc && (Img = otherImage(locDso(L)))) {
+    A = Img->fileOffsetToAddr(locOffset(L));
+  }
+  if (!Img || !A)
+    return std::nullopt;
+  int F = Img->functionAt(*A);
+  if (F < 0)
+    return std::nullopt;
+  ArrayRef<Inst> Insts = Img->instructions(F);
+  int I = instIndexAt(Insts, *A);
+  if (I < 0)
+    return std::nullopt;
+  return Insts[I].Kind;
+}
+
+void Analyzer::flame(ReportData &D) {
+  if (!Col)
+    return;
+  std::vector<FlameNode> &T = D.FlameNodes;
+  T.clear();
+  T.emplace_back();
+  T[0].Name = "all";
+  std::map<std::pair<int, std::string>, int> Child;
+  auto child = [&](int P, const std::string &Name) {
+    auto [It, New] = Child.try_emplace({P, Name}, int(T.size()));
+    if (New) {
+      FlameNode N;
+      N.Name = Name;
+      N.Parent = P;
+      T.push_back(std::move(N));
+      T[P].Children.push_back(It->second);
+    }
+    return It->second;
+  };
+  if (Col->SamplesWithStacks) {
+    // Call stacks (-g): the collector's trie of Locs, renamed by function.
+    D.Flame = FlameSource::CallStacks;
+    const auto &St = Col->Stacks;
+    std::vector<int> Map(St.Parent.size(), 0);
+    for (size_t I = 1; I < St.Parent.size(); ++I) {
+      Map[I] = child(Map[St.Parent[I]], functionName(St.Frame[I]));
+      T[Map[I]].Self += St.Self[I];
+    }
+  } else if (Col->SamplesWithWindows) {
+    // Call/return pairs of the branch stacks: from the oldest entry's
+    // target on, a call pushes its target's function, a return pops (or,
+    // returning above the window, starts again at its target), and
+    // anything else that lands in another function replaces the top. A
+    // branch whose kind is unknown (in a file that cannot be read) is
+    // taken for a return when it lands in the caller.
+    D.Flame = FlameSource::BranchStacks;
+    std::vector<std::string> Stack;
+    for (const auto &[K, N] : Col->Windows) {
+      StringRef Bytes = K.val();
+      size_t Count = Bytes.size() / sizeof(Loc);
+      std::vector<Loc> W(Count);
+      std::memcpy(W.data(), Bytes.data(), Bytes.size());
+      Stack.clear();
+      // W = IP, then (from, to) of each usable entry, newest first.
+      size_t Entries = (Count - 1) / 2;
+      if (Entries) {
+        // An oldest entry that is a call also names its caller (in LBR
+        // call-stack mode every entry is a call: the caller of the oldest
+        // is the outermost frame).
+        Loc From = W[1 + 2 * (Entries - 1)], To = W[2 + 2 * (Entries - 1)];
+        std::optional<InstKind> Kind = kindAt(From);
+        if (Kind && (*Kind == InstKind::Call || *Kind == InstKind::IndirectCall))
+          Stack.push_back(functionName(From));
+        Stack.push_back(functionName(To));
+      }
+      for (size_t E = Entries; E-- > 1;) {
+        Loc From = W[1 + 2 * (E - 1)], To = W[2 + 2 * (E - 1)];
+        const std::string &Target = functionName(To);
+        std::optional<InstKind> Kind = kindAt(From);
+        bool IsCall = Kind && (*Kind == InstKind::Call ||
+                               *Kind == InstKind::IndirectCall);
+        bool IsRet = Kind ? *Kind == InstKind::Return
+                          : Stack.size() >= 2 &&
+                                Stack[Stack.size() - 2] == Target;
+        if (IsCall) {
+          Stack.push_back(Target);
+        } else if (IsRet) {
+          if (Stack.size() >= 2)
+            Stack.pop_back();
+          Stack.back() = Target;
+        } else if (Stack.back() != Target) {
+          Stack.back() = Target;
+        }
+      }
+      const std::string &Leaf = functionName(W[0]);
+      if (Stack.empty())
+        Stack.push_back(Leaf);
+      else if (Stack.back() != Leaf)
+        Stack.back() = Leaf;
+      int Node = 0;
+      for (const std::string &F : Stack)
+        Node = child(Node, F);
+      T[Node].Self += N;
+    }
+  } else {
+    T.clear();
+    return;
+  }
+  // Totals bottom-up (children come after their parents), then children
+  // by total, highest first, names breaking ties.
+  for (size_t I = T.size(); I-- > 0;) {
+    T[I].Total += T[I].Self;
+    if (T[I].Parent >= 0)
+      T[T[I].Parent].Total += T[I].Total;
+  }
+  for (FlameNode &N : T)
+    std::sort(N.Children.begin(), N.Children.end(), [&](int A, int B) {
+      if (T[A].Total != T[B].Total)
+        return T[A].Total > T[B].Total;
+      return T[A].Name < T[B].Name;
+    });
+  // Number the nodes depth-first in that order, so that the output does
+  // not depend on the order the stacks were read in.
+  std::vector<FlameNode> Out;
+  Out.reserve(T.size());
+  std::vector<std::pair<int, int>> Work{{0, -1}}; // (old index, new parent)
+  while (!Work.empty()) {
+    auto [Old, NewParent] = Work.back();
+    Work.pop_back();
+    int New = int(Out.size());
+    Out.push_back(std::move(T[Old]));
+    Out.back().Parent = NewParent;
+    if (NewParent >= 0)
+      Out[NewParent].Children.push_back(New);
+    std::vector<int> Kids = std::move(Out.back().Children);
+    Out.back().Children.clear();
+    for (size_t I = Kids.size(); I-- > 0;)
+      Work.push_back({Kids[I], New});
+  }
+  T = std::move(Out);
+}
+
+Error Analyzer::annotate(ReportData &D) {
+  std::vector<unsigned> Fs;
+  if (!Opts.Annotate.empty()) {
+    D.AnnotateChosen = true;
+    StringRef Q = Opts.Annotate;
+    for (unsigned F = 0; F < Image.functions().size(); ++F) {
+      const FunctionSym &FS = Image.functions()[F];
+      bool Match = FS.Name == Q || demangle(FS.Name) == Q ||
+                   displayName(FS.Name, Opts.Demangle) == Q;
+      for (const std::string &A : FS.Aliases)
+        Match = Match || A == Q;
+      if (Match)
+        Fs.push_back(F);
+    }
+    if (Fs.empty())
+      return makeError("--annotate {0}: no function of {1} has that name "
+                       "(give it as the report shows it, demangled in "
+                       "full, or mangled)",
+                       Q, D.BinaryPath);
+  } else {
+    for (const FunctionRow &R : D.Functions)
+      if (R.Index >= 0 && R.Samples && Fs.size() < Opts.AnnotateHot)
+        Fs.push_back(unsigned(R.Index));
+  }
+  if (Fs.empty())
+    return Error::success();
+  Expected<std::unique_ptr<InstPrinter>> P = InstPrinter::create(D.BinaryPath);
+  if (!P)
+    return makeError("--annotate: {0}", toString(P.takeError()));
+  for (unsigned F : Fs) {
+    AnnotatedFunction A;
+    annotateOne(F, **P, A);
+    D.Annotated.push_back(std::move(A));
+  }
+  return Error::success();
+}
+
+void Analyzer::annotateOne(unsigned F, const InstPrinter &P,
+                           AnnotatedFunction &A) {
+  const FunctionSym &FS = Image.functions()[F];
+  A.Name = displayName(FS.Name, Opts.Demangle);
+  A.Start = FS.Start;
+  A.End = FS.End;
+  ArrayRef<Inst> Insts = Image.instructions(F);
+  std::vector<AnnotatedInst> &V = A.Insts;
+  V.resize(Insts.size());
+  for (size_t I = 0; I < Insts.size(); ++I) {
+    V[I].Addr = Insts[I].Addr;
+    V[I].Branch = Insts[I].Kind != InstKind::Other;
+  }
+  auto indexOf = [&](Loc L) -> int {
+    std::optional<uint64_t> Ad = addrOf(L);
+    if (!Ad || *Ad < FS.Start || *Ad >= FS.End)
+      return -1;
+    return instIndexAt(Insts, *Ad);
+  };
+  // Blocks: the function's start, direct branch targets inside it, and
+  // whatever follows a branch.
+  if (!V.empty())
+    V[0].BlockStart = true;
+  for (size_t I = 0; I < Insts.size(); ++I) {
+    if (Insts[I].Kind != InstKind::Other && Insts[I].Kind != InstKind::Call &&
+        Insts[I].Kind != InstKind::IndirectCall && I + 1 < V.size())
+      V[I + 1].BlockStart = true;
+    if (Insts[I].Target >= FS.Start && Insts[I].Target < FS.End)
+      if (int T = instIndexAt(Insts, Insts[I].Target); T >= 0)
+        V[T].BlockStart = true;
+  }
+  for (const auto &[L, N] : Raw.Ips)
+    if (int I = indexOf(L); I >= 0) {
+      V[I].Samples += N;
+      A.Samples += N;
+    }
+  for (const auto &[K, BC] : Raw.Branches)
+    if (int I = indexOf(K.first); I >= 0) {
+      V[I].Taken += BC.Count;
+      V[I].Mispred += BC.Mispred;
+    }
+  // Ranges that can have executed (as for the conditional branches).
+  for (const auto &[K, RC] : Raw.Ranges) {
+    int Bi = indexOf(K.first), Ei = indexOf(K.second);
+    if (Bi < 0 || Ei < 0 || Bi > Ei)
+      continue;
+    bool Ok = true;
+    for (int J = Bi; J < Ei && Ok; ++J)
+      Ok = !endsFallThrough(Insts[J].Kind);
+    if (!Ok)
+      continue;
+    for (int J = Bi; J <= Ei; ++J) {
+      V[J].Count += RC.Count;
+      if (J < Ei)
+        V[J].FallThrough += RC.Count;
+    }
+  }
+  for (const auto &[K, N] : C.BlockCycles)
+    if (int I = indexOf(K.End); I >= 0 && addrOf(K.Start)) {
+      V[I].Bins[cycleBin(K.Cycles)] += N;
+      V[I].Measurements += N;
+    }
+  // Text and source lines.
+  std::string LastFile;
+  uint32_t LastLine = 0;
+  for (size_t I = 0; I < Insts.size(); ++I) {
+    AnnotatedInst &AI = V[I];
+    AI.Text = P.text(Insts[I].Addr, Insts[I].Size);
+    if (Insts[I].Target) {
+      const ReportLoc &T = loc(Insts[I].Target);
+      if (!T.Function.empty())
+        AI.Text += formatv(" <{0}+{1:x}>", T.Function, T.FuncOffset).str();
+    }
+    if (!Sym)
+      continue;
+    SourceLine SL = Sym->lineAt(Insts[I].Addr);
+    if (!SL.Line)
+      continue;
+    AI.File = sys::path::filename(SL.File).str();
+    AI.Line = SL.Line;
+    if (SL.File == LastFile && SL.Line == LastLine)
+      continue;
+    LastFile = SL.File.str();
+    LastLine = SL.Line;
+    AI.NewLine = true;
+    auto [It, New] = Sources.try_emplace(SL.File);
+    if (New)
+      if (auto Buf = MemoryBuffer::getFile(SL.File)) {
+        SmallVector<StringRef, 0> Lines;
+        (*Buf)->getBuffer().split(Lines, '\n');
+        for (StringRef Ln : Lines)
+          It->second.push_back(Ln.rtrim("\r").str());
+      }
+    if (SL.Line <= It->second.size())
+      AI.SourceText = StringRef(It->second[SL.Line - 1]).trim().str();
+  }
+}
+
+void Analyzer::dsos(ReportData &D) {
+  // Index -1 holds what no mapping covers.
+  std::map<int, DsoRow> By;
+  for (const auto &[Dso, N] : Raw.SamplesPerDso)
+    By[Dso].Samples += N;
+  for (const auto &[K, BC] : Raw.Branches) {
+    DsoRow &R = By[locDso(K.first)];
+    R.Taken += BC.Count;
+    R.Mispred += BC.Mispred;
+  }
+  std::vector<DsoRow> V;
+  for (auto &[Dso, R] : By) {
+    R.Path = Dso >= 0 && size_t(Dso) < Maps.dsos().size()
+                 ? Maps.dsos()[Dso].Path
+                 : "[unknown]";
+    V.push_back(std::move(R));
+  }
+  D.DsoRowsAll = V.size();
+  sortAndCut(V, Opts.Top, [](const DsoRow &A, const DsoRow &B) {
+    if (A.Samples != B.Samples)
+      return A.Samples > B.Samples;
+    return A.Taken > B.Taken;
+  });
+  D.Dsos = std::move(V);
 }
 
 Error Analyzer::prefetchLines() {
@@ -541,20 +939,24 @@ Error Analyzer::run(ReportData &D) {
   if (D.Blocks.size() > Opts.Top)
     D.Blocks.resize(Opts.Top);
   paths(D);
-  return Error::success();
+  functions(D);
+  dsos(D);
+  flame(D);
+  return annotate(D);
 }
 
 } // namespace
 
 Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
-                    const ReportCounts &Counts, const ProcessMaps &Maps,
+                    const ReportCounts &Counts, const ReportCollector *Col,
+                    const ProcessMaps &Maps,
                     const BinaryImage &Image, Symbolizer *Sym,
                     std::vector<bool> InBinary, ReportData &D) {
   D.Samples = Raw.Stats.Samples - Raw.Stats.SamplesFiltered;
   D.SamplesWithBranches = D.Samples - Raw.Stats.SamplesNoBranches;
   D.Entries = Counts.Entries;
   D.EntriesWithCycles = Counts.EntriesWithCycles;
-  Analyzer A(Opts, Raw, Counts, Maps, Image, Sym, std::move(InBinary));
+  Analyzer A(Opts, Raw, Counts, Col, Maps, Image, Sym, std::move(InBinary));
   return A.run(D);
 }
 

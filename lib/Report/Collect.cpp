@@ -12,8 +12,10 @@
 //   a chain of 2 blocks, oldest first: [to2, from1] -> [to1, from0]
 //
 //===----------------------------------------------------------------------===//
+#include "lbr2prof/PerfData/PerfABI.h"
 #include "lbr2prof/Report/Report.h"
 #include "lbr2prof/Support/Hash.h"
+#include <cstring>
 
 using namespace llvm;
 
@@ -21,8 +23,9 @@ namespace lbr2prof {
 
 ReportCollector::ReportCollector(LbrAggregator &Agg,
                                  const AggregateOptions &Opts,
-                                 unsigned PathLength)
-    : Agg(Agg), Opts(Opts), PathLength(PathLength) {
+                                 unsigned PathLength, bool CollectStacks)
+    : Agg(Agg), Opts(Opts), PathLength(PathLength),
+      CollectStacks(CollectStacks) {
   assert(PathLength >= 1 && PathLength <= MaxPathLength);
   Counts.PathLength = PathLength;
 }
@@ -37,11 +40,54 @@ Error ReportCollector::onTask(const TaskEvent &E, const RecordInfo &R) {
   return Agg.onTask(E, R);
 }
 
+uint32_t ReportCollector::StackTrie::child(uint32_t P, Loc L) {
+  auto [It, New] = Children.try_emplace({P, L}, uint32_t(Parent.size()));
+  if (New) {
+    Parent.push_back(P);
+    Frame.push_back(L);
+    Self.push_back(0);
+  }
+  return It->second;
+}
+
 Error ReportCollector::onSample(const Sample &S, const RecordInfo &R) {
   if (Error E = Agg.onSample(S, R))
     return E;
   if (!Opts.Pids.empty() && !Opts.Pids.count(S.Ident.Pid))
     return Error::success();
+  const ProcessMaps &Maps = Agg.maps();
+  auto locate = [&](uint64_t A, AddrMode Mode = AddrMode::Either) -> Loc {
+    const Mapping *M = Maps.find(S.Ident.Pid, A, Mode);
+    return M ? makeLoc(M->Dso, M->fileOffset(A)) : ExternalLoc;
+  };
+  if (CollectStacks && !S.Callchain.empty()) {
+    // Innermost first; a context marker says where the next addresses
+    // are, and the first address after it is that context's IP (the
+    // others are return addresses, located in their call instruction).
+    Frames.clear();
+    AddrMode Mode = AddrMode::Either;
+    bool First = true;
+    for (uint64_t A : S.Callchain) {
+      if (A >= perfabi::PERF_CONTEXT_MAX) {
+        Mode = A == perfabi::PERF_CONTEXT_USER     ? AddrMode::User
+               : A == perfabi::PERF_CONTEXT_KERNEL ? AddrMode::Kernel
+                                                   : AddrMode::None;
+        First = true;
+        continue;
+      }
+      if (Mode == AddrMode::None)
+        continue;
+      Frames.push_back(locate(First || A == 0 ? A : A - 1, Mode));
+      First = false;
+    }
+    if (!Frames.empty()) {
+      uint32_t N = 0;
+      for (size_t I = Frames.size(); I > 0; --I)
+        N = Stacks.child(N, Frames[I - 1]);
+      ++Stacks.Self[N];
+      ++SamplesWithStacks;
+    }
+  }
   ArrayRef<BranchEntry> Br = S.Branches;
   if (Br.empty())
     return Error::success();
@@ -57,11 +103,6 @@ Error ReportCollector::onSample(const Sample &S, const RecordInfo &R) {
   From.resize(N);
   To.resize(N);
   Usable.resize(N);
-  const ProcessMaps &Maps = Agg.maps();
-  auto locate = [&](uint64_t A) -> Loc {
-    const Mapping *M = Maps.find(S.Ident.Pid, A, AddrMode::Either);
-    return M ? makeLoc(M->Dso, M->fileOffset(A)) : ExternalLoc;
-  };
   for (size_t I = First; I < N; ++I) {
     const BranchEntry &E = Br[I];
     Usable[I] = !(E.from() == 0 && E.to() == 0) && E.spec() != 1;
@@ -71,6 +112,27 @@ Error ReportCollector::onSample(const Sample &S, const RecordInfo &R) {
     To[I] = locate(E.to());
     ++Counts.Entries;
     Counts.EntriesWithCycles += E.cycles() != 0;
+  }
+  if (CollectStacks && S.Callchain.empty()) {
+    Frames.clear();
+    Frames.push_back(locate(S.Ip));
+    for (size_t I = First; I < N; ++I)
+      if (Usable[I]) {
+        Frames.push_back(From[I]);
+        Frames.push_back(To[I]);
+      }
+    StringRef Key(reinterpret_cast<const char *>(Frames.data()),
+                  Frames.size() * sizeof(Loc));
+    auto It = Windows.find(CachedHashStringRef(Key));
+    if (It == Windows.end()) {
+      char *Copy = WindowBytes.Allocate<char>(Key.size());
+      std::memcpy(Copy, Key.data(), Key.size());
+      It = Windows.try_emplace(CachedHashStringRef(StringRef(Copy, Key.size())),
+                               0)
+               .first;
+    }
+    ++It->second;
+    ++SamplesWithWindows;
   }
   // Walk the blocks oldest to newest; Run counts the consecutive valid
   // blocks ending at the current one.
@@ -90,8 +152,9 @@ Error ReportCollector::onSample(const Sample &S, const RecordInfo &R) {
             locDso(B) == locDso(E) && B <= E;
     Run = Valid ? Run + 1 : 0;
     if (Run >= PathLength) {
-      PathKey K;
-      // Blocks I + PathLength - 1 (oldest) down to I.
+      // Blocks I + PathLength - 1 (oldest) down to I; the slots past
+      // 2 * PathLength stay 0, so the key is not cleared per path.
+      PathKey &K = PathScratch;
       for (unsigned J = 0; J < PathLength; ++J) {
         size_t Older = I + PathLength - 1 - J;
         K.Ends[2 * J] = To[Older];

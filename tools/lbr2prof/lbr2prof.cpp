@@ -339,6 +339,28 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"count", "mispred", "misrate", "cycles"}));
   ReportCmd->add_option("--html", Rep.HtmlOutput,
                         "Also write a self-contained HTML page with plots");
+  ReportCmd->add_option("--json", Rep.JsonOutput,
+                        "Also write every view as JSON (schema: "
+                        "docs/report-schema.json); '-' writes it to stdout "
+                        "instead of the text report");
+  ReportCmd->add_option("--flamegraph", Rep.FlameOutput,
+                        "Also write the call tree (from -g call stacks, "
+                        "else from call/return pairs in the branch stacks) "
+                        "as a speedscope file (FILE.speedscope.json)");
+  ReportCmd->add_option("--annotate", Rep.Annotate,
+                        "Show this function's disassembly with its counts "
+                        "(default: the HTML and JSON annotate the 3 "
+                        "hottest functions, the text none)");
+  std::string DemangleName = "short";
+  ReportCmd
+      ->add_option("--demangle", DemangleName,
+                   "C++ names: short (no template arguments, parameters or "
+                   "return type), full, or none (as in the symbol table); "
+                   "default short")
+      ->check(CLI::IsMember({"short", "full", "none"}));
+  ReportCmd->add_option("--mispredict-penalty", Rep.MispredictPenalty,
+                        "Cycles charged per mispredicted entry in the "
+                        "function table (default 20)");
   ReportCmd->add_option("--block", Rep.Block,
                         "Show the cycles histogram of this block: 0xADDR "
                         "(binary address it starts at, or else contains) or "
@@ -390,6 +412,9 @@ int main(int argc, char **argv) {
                : SortName == "misrate" ? ReportSort::MispredRate
                : SortName == "cycles"  ? ReportSort::Cycles
                                        : ReportSort::Count;
+    Rep.Demangle = DemangleName == "full"   ? ReportDemangle::Full
+                   : DemangleName == "none" ? ReportDemangle::None
+                                            : ReportDemangle::Short;
     return toStdout(
         [&](raw_ostream &OS) { return runReport(Rep, OS, errs()); });
   }

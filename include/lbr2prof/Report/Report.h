@@ -14,7 +14,9 @@
 
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Aggregate/ReportCounts.h"
+#include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include <array>
@@ -26,6 +28,16 @@ namespace lbr2prof {
 
 /// How the branch tables are ordered.
 enum class ReportSort { Count, Mispred, MispredRate, Cycles };
+
+/// How C++ names are shown: Short drops template arguments, parameter
+/// lists and return types ("std::__introsort_loop"), Full is the whole
+/// demangled name, None the symbol as written.
+enum class ReportDemangle { Short, Full, None };
+
+/// Cycles one mispredicted branch costs by default (the report states the
+/// figure it used): Intel's optimization manual gives about 15-20 for
+/// recent cores; Zen's is about the same.
+constexpr unsigned DefaultMispredictPenalty = 20;
 
 struct ReportOptions {
   std::vector<std::string> Inputs;
@@ -45,6 +57,18 @@ struct ReportOptions {
   ReportSort Sort = ReportSort::Count;
   /// Also write an HTML page here (the text still goes to the stream).
   std::string HtmlOutput;
+  /// Also write every view as JSON here (docs/report-schema.json).
+  std::string JsonOutput;
+  /// Also write the call tree as a speedscope file here.
+  std::string FlameOutput;
+  ReportDemangle Demangle = ReportDemangle::Short;
+  /// Annotate this function (shown, demangled or mangled name) in every
+  /// output; empty: the HTML and JSON annotate the AnnotateHot hottest
+  /// functions of the binary, the text none.
+  std::string Annotate;
+  unsigned AnnotateHot = 3;
+  /// Cycles charged per mispredicted entry in the function table.
+  unsigned MispredictPenalty = DefaultMispredictPenalty;
   /// Blocks to show in detail: "0xADDR" (a block starting at, or else
   /// containing, that binary address) or "function:line".
   std::string Block;
@@ -61,8 +85,12 @@ class BinaryImage;
 /// Builds the tables of D from the counts of a read recording, for the
 /// binary Image whose mapped files are those set in InBinary (by DSO
 /// index). Sym (may be null) gives file:line.
+class ReportCollector;
+/// Col (may be null) gives the call stacks and branch-stack windows the
+/// call tree is built from.
 llvm::Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
-                          const ReportCounts &Counts, const ProcessMaps &Maps,
+                          const ReportCounts &Counts,
+                          const ReportCollector *Col, const ProcessMaps &Maps,
                           const BinaryImage &Image, Symbolizer *Sym,
                           std::vector<bool> InBinary, ReportData &D);
 
@@ -76,20 +104,44 @@ llvm::Error analyzeReport(const ReportOptions &Opts, RawProfile &Raw,
 /// through the aggregator's process maps.
 class ReportCollector : public PerfEventHandler {
 public:
+  /// CollectStacks: also keep what the call tree needs (Stacks, Windows);
+  /// `report` does, raw profiles (--with-report) do not keep them.
   ReportCollector(LbrAggregator &Agg, const AggregateOptions &Opts,
-                  unsigned PathLength);
+                  unsigned PathLength, bool CollectStacks = false);
   llvm::Error onSample(const Sample &S, const RecordInfo &R) override;
   llvm::Error onMmap(const MmapEvent &E, const RecordInfo &R) override;
   llvm::Error onComm(const CommEvent &E, const RecordInfo &R) override;
   llvm::Error onTask(const TaskEvent &E, const RecordInfo &R) override;
   ReportCounts Counts;
 
+  /// Call stacks of samples that carry one (-g), as a trie of frame Locs
+  /// from the outermost frame in: node 0 is the root; a return address is
+  /// located one byte back, in its call instruction. Self counts the
+  /// samples whose stack ends at the node.
+  struct StackTrie {
+    std::vector<uint32_t> Parent{0};
+    std::vector<Loc> Frame{ExternalLoc};
+    std::vector<uint64_t> Self{0};
+    llvm::DenseMap<std::pair<uint32_t, Loc>, uint32_t> Children;
+    uint32_t child(uint32_t P, Loc L);
+  } Stacks;
+  uint64_t SamplesWithStacks = 0;
+  /// The branch stacks of samples without a call stack, for the call tree
+  /// from call/return pairs (the instructions' kinds are known only once
+  /// the binary is chosen): the IP's Loc, then each usable entry's from
+  /// and to Locs, newest first; identical windows counted once.
+  llvm::DenseMap<llvm::CachedHashStringRef, uint64_t> Windows;
+  llvm::BumpPtrAllocator WindowBytes;
+  uint64_t SamplesWithWindows = 0;
+
 private:
   LbrAggregator &Agg;
   const AggregateOptions &Opts;
   unsigned PathLength;
+  bool CollectStacks;
   /// Per-sample scratch, reused.
-  std::vector<Loc> From, To;
+  std::vector<Loc> From, To, Frames;
+  PathKey PathScratch;
   std::vector<uint8_t> Usable;
 };
 
@@ -147,6 +199,72 @@ struct PathRow {
   uint64_t Count = 0;
 };
 
+/// A function: where sample IPs fell, the taken branches leaving it, and
+/// the latency of the blocks starting in it. Functions of other files are
+/// named "FILE:SYMBOL" (or "FILE" when that file's symbols are unknown).
+struct FunctionRow {
+  std::string Name;
+  /// The binary's function index, -1 for other files.
+  int Index = -1;
+  /// The file the function is in (base name).
+  std::string Dso;
+  uint64_t Samples = 0, Taken = 0, Mispred = 0;
+  /// Block measurements starting in the function, and their cycles.
+  uint64_t BlockCount = 0, BlockCycles = 0;
+};
+
+/// A mapped file: samples whose IP is in it, entries whose source is in it.
+struct DsoRow {
+  std::string Path;
+  uint64_t Samples = 0, Taken = 0, Mispred = 0;
+};
+
+/// One instruction of an annotated function.
+struct AnnotatedInst {
+  uint64_t Addr = 0;
+  /// LLVM MC's text of it.
+  std::string Text;
+  /// Its source line (DWARF), and that line's text when the file is
+  /// readable here; set on the first instruction of each run of one line.
+  std::string File, SourceText;
+  uint32_t Line = 0;
+  bool NewLine = false;
+  /// First instruction of a basic block (function start, branch target, or
+  /// after a branch).
+  bool BlockStart = false;
+  /// Sample IPs at it.
+  uint64_t Samples = 0;
+  /// Executions seen: fall-through ranges of the branch stacks covering it.
+  uint64_t Count = 0;
+  /// A branch (or call, or return): entries from it, how many were
+  /// mispredicted, and ranges that ran over it (fall-through).
+  bool Branch = false;
+  uint64_t Taken = 0, Mispred = 0, FallThrough = 0;
+  /// Cycles of the block ending at it (log2 bins), when recorded.
+  std::array<uint64_t, CycleBins> Bins{};
+  uint64_t Measurements = 0;
+};
+
+struct AnnotatedFunction {
+  std::string Name;
+  uint64_t Start = 0, End = 0, Samples = 0;
+  std::vector<AnnotatedInst> Insts;
+};
+
+/// Where the call tree comes from.
+enum class FlameSource { None, CallStacks, BranchStacks };
+
+/// A node of the call tree: a function called along one path. Node 0 is
+/// the root ("all"); children follow their parent in the vector, and each
+/// node's children are ordered by Total, highest first.
+struct FlameNode {
+  std::string Name;
+  int Parent = -1;
+  /// Samples ending here, and ending here or below.
+  uint64_t Self = 0, Total = 0;
+  std::vector<int> Children;
+};
+
 struct CallRow {
   std::string Caller, Callee;
   uint64_t Count = 0;
@@ -165,6 +283,10 @@ struct ReportData {
            CallTotal = 0;
   size_t BranchRowsAll = 0, CondRowsAll = 0, IndirectRowsAll = 0,
          BlockRowsAll = 0, PathRowsAll = 0, CallRowsAll = 0;
+  size_t FunctionRowsAll = 0, DsoRowsAll = 0;
+  std::vector<FunctionRow> Functions;
+  std::vector<DsoRow> Dsos;
+  unsigned MispredictPenalty = DefaultMispredictPenalty;
   std::vector<BranchRow> Branches;
   std::vector<CondRow> Conds;
   std::vector<IndirectRow> Indirects;
@@ -177,6 +299,11 @@ struct ReportData {
   unsigned PathLength = 0;
   std::vector<CallRow> Calls;
   ReportSort Sort = ReportSort::Count;
+  FlameSource Flame = FlameSource::None;
+  /// --annotate's function(s), or the hottest ones when it is not given.
+  std::vector<AnnotatedFunction> Annotated;
+  bool AnnotateChosen = false;
+  std::vector<FlameNode> FlameNodes;
 };
 
 /// The bin of a cycles value (>= 1).
@@ -186,8 +313,18 @@ std::string cycleBinLabel(unsigned Bin);
 /// "f+0x1a file.c:12" (or "0x401000" / "[external]").
 std::string formatLoc(const ReportLoc &L);
 
+/// Symbol Name as Mode shows it (shortDemangle for Short).
+std::string displayName(llvm::StringRef Name, ReportDemangle Mode);
+/// An Itanium-mangled function name as "ns::Class::func", without template
+/// arguments, parameters or return type; other names demangled in full.
+std::string shortDemangle(llvm::StringRef Name);
+
 void printTextReport(const ReportData &D, llvm::raw_ostream &OS);
+/// The call tree as a speedscope file ("sampled" profile, one stack per
+/// node with self samples).
+void writeSpeedscope(const ReportData &D, llvm::raw_ostream &OS);
 void writeHtmlReport(const ReportData &D, llvm::raw_ostream &OS);
+void writeJsonReport(const ReportData &D, llvm::raw_ostream &OS);
 
 } // namespace lbr2prof
 
