@@ -754,7 +754,9 @@ void printContextProfileStats(const ContextProfileStats &S,
                S.Budget ? "calls at or under the cold count"
                         : "calls under the hot count",
                (unsigned long long)S.HotCallCount,
-               S.Budget ? ", or past the caller's growth budget" : "",
+               S.Budget ? ", or under the caller's call share, or past the "
+                          "caller's growth budget"
+                        : "",
                (unsigned long long)S.ContextsMoved,
                (unsigned long long)S.ContextProfiles,
                S.ProbeBased ? "a call probe" : "line info",

@@ -75,6 +75,7 @@ private:
     Nodes.emplace_back();
     Nodes.back().Func = Func;
     SiteOf.push_back(Site);
+    CallerCalls.push_back(0);
     return uint32_t(Nodes.size() - 1);
   }
   uint32_t root(StringRef F) {
@@ -99,14 +100,16 @@ private:
   void build();
   std::vector<StringRef> topDownOrder() const;
   void process(StringRef F);
-  bool worthKeeping(const CallNode &N) const;
+  /// Caller: the calls into the context the call is made from.
+  bool worthKeeping(const CallNode &N, uint64_t Caller) const;
   void decide(uint32_t N, bool Keep) {
     for (uint64_t K : Nodes[N].Keys)
       Decided[K] = Keep;
   }
   void reject(uint32_t N);
-  /// Makes N a candidate of the function whose turn it is.
-  void offer(uint32_t N);
+  /// Makes N a candidate of the function whose turn it is; Caller: the
+  /// calls into the context that makes N's call.
+  void offer(uint32_t N, uint64_t Caller);
   void moveUnder(uint32_t Parent, std::pair<uint32_t, StringRef> Key,
                  uint32_t N);
   /// Candidate order: more calls first, then by call site and callee.
@@ -127,6 +130,13 @@ private:
   std::vector<uint32_t> Queue;
   FrameTable Groups;
   DenseMap<uint64_t, bool> Decided;
+  /// Per node: the calls into the context its call is made from, when it
+  /// was offered.
+  std::vector<uint64_t> CallerCalls;
+  /// Per function: the calls into its outlined copy, as far as known: its
+  /// calls from no known context, plus every call context that moved to
+  /// its base profile so far.
+  StringMap<uint64_t> Entry;
 };
 
 /// The calls into a context: its head samples (calls seen in branch
@@ -153,8 +163,14 @@ void BudgetPreInliner::build() {
     // A copy: base() may grow the table groupsOf() reads.
     std::vector<SampleContextFrameVector> G(Flat.groupsOf(Base).begin(),
                                             Flat.groupsOf(Base).end());
-    if (G.empty())
+    if (G.empty()) {
+      // A function's calls from no known context.
+      const SampleContextFrameVector &S = Flat.Suffixes.get(Suffix);
+      if (S.size() == 1)
+        if (const FlatProfiles::Node *N = Flat.find(Base, Suffix))
+          Entry[S.front().Func.stringRef()] += N->Head;
       continue;
+    }
     uint32_t Cur = root(G.front().front().Func.stringRef());
     for (size_t K = 0; K < G.size(); ++K) {
       StringRef Callee = K + 1 < G.size()
@@ -207,9 +223,14 @@ std::vector<StringRef> BudgetPreInliner::topDownOrder() const {
   return Post;
 }
 
-bool BudgetPreInliner::worthKeeping(const CallNode &N) const {
+bool BudgetPreInliner::worthKeeping(const CallNode &N, uint64_t Caller) const {
   uint64_t Sz = Size.lookup(N.Func);
   if (!Sz || N.Count == 0 || N.Count <= Cold)
+    return false;
+  // A call made on a rare path of its caller: fewer calls than
+  // MinCallShare % of the calls into the caller (a caller with no known
+  // calls into it, such as main, has no rare paths by this rule).
+  if (double(N.Count) * 100.0 < Opts.MinCallShare * double(Caller))
     return false;
   double H = double(N.Count - Cold) /
              std::max(1.0, double(Upper > Cold ? Upper - Cold : 0));
@@ -249,18 +270,18 @@ void BudgetPreInliner::process(StringRef F) {
   // context that moves back under this root (a recursion: F's context in
   // F) is offered as it arrives.
   for (const auto &[Key, C] : Nodes[Root].Children)
-    offer(C);
+    offer(C, Entry.lookup(F));
   Nodes[Root].Children.clear();
   while (!Queue.empty()) {
     std::pop_heap(Queue.begin(), Queue.end(),
                   [&](uint32_t A, uint32_t B) { return before(B, A); });
     uint32_t N = Queue.back();
     Queue.pop_back();
-    if (Final < Budget && worthKeeping(Nodes[N])) {
+    if (Final < Budget && worthKeeping(Nodes[N], CallerCalls[N])) {
       decide(N, true);
       Final += Size.lookup(Nodes[N].Func);
       for (const auto &[Key, C] : Nodes[N].Children)
-        offer(C);
+        offer(C, Nodes[N].Count);
       continue;
     }
     reject(N);
@@ -268,7 +289,8 @@ void BudgetPreInliner::process(StringRef F) {
   Current = ~0u;
 }
 
-void BudgetPreInliner::offer(uint32_t N) {
+void BudgetPreInliner::offer(uint32_t N, uint64_t Caller) {
+  CallerCalls[N] = Caller;
   Queue.push_back(N);
   std::push_heap(Queue.begin(), Queue.end(),
                  [&](uint32_t A, uint32_t B) { return before(B, A); });
@@ -276,6 +298,7 @@ void BudgetPreInliner::offer(uint32_t N) {
 
 void BudgetPreInliner::reject(uint32_t N) {
   decide(N, false);
+  Entry[Nodes[N].Func] += Nodes[N].Count;
   uint32_t To = root(Nodes[N].Func);
   auto Children = std::move(Nodes[N].Children);
   Nodes[N].Children.clear();
@@ -287,7 +310,7 @@ void BudgetPreInliner::moveUnder(uint32_t Parent,
                                  std::pair<uint32_t, StringRef> Key,
                                  uint32_t N) {
   if (Parent == Current) {
-    offer(N);
+    offer(N, Entry.lookup(Nodes[Current].Func));
     return;
   }
   // Under a root whose turn is over, nothing is kept any more.
