@@ -8,10 +8,15 @@
 // a compiler's bottom-up inliner would see the result: each one keeps its
 // hottest call contexts first, while
 //   - the call is above the cold count and the callee is small enough for
-//     the call's hotness: under HotCalleeSize x 100 x h + 1 bytes, where h
-//     is the call count between the profile's cold count (0) and its 10%
-//     cutoff count (1); llvm-profgen 19's CSPreInliner uses this scale
-//     with 1500 bytes;
+//     the call's hotness: under CalleeSizeLimit x 100 x h + 1 bytes, where
+//     h is the call count between the profile's cold count (0) and its 10%
+//     cutoff count (1), the two counts LLVM's ProfileSummaryInfo and
+//     llvm-profgen 19's CSPreInliner use (llvm-profgen's scale is 1500);
+//   - the call is made at least MinCallShare % as often as the context it
+//     is made from is entered (LLVM's inliner calls a call site cold under
+//     2 % of its caller's entry frequency): for a kept context, the calls
+//     into it; for a function's base profile, its calls from no known
+//     context plus the contexts moved to it so far;
 //   - and the code kept so far (the function's own size plus its kept
 //     callees') is under its budget: GrowthFactor x its size, within
 //     [MinBudget, MaxBudget] (llvm-profgen: 12x, 100 and 50000 bytes).
@@ -21,10 +26,17 @@
 // callee's turn comes (a callee whose turn is over, in a recursion, keeps
 // none of them).
 //
-// Measured (bench/pgo/README.md, one recording each, callgrind estimate,
-// share of instrumented PGO's gain): sqlite 81 %, gawk 77 %, against 101 %
-// and 86 % for the default size rule and 92 % and 94 % for llvm-profgen's
-// own CSSPGO profile; so it is an option, not the default.
+// Chosen on bench/pgo's tuning half (jq, re2; recording 1 of each; CSSPGO,
+// callgrind estimate, share of instrumented PGO's gain):
+//   scale / share / growth   1500/0/12  1500/2/12  1500/2/4  150/2/12
+//   jq                          129        129        125       121
+//   re2                          57         57         57        94
+//   scale / share / growth     40/2/12   150/10/12  size rule (75 bytes)
+//   jq                          121        122        109
+//   re2                          79         94         75
+// (150/10 is half a point ahead of 150/2 on the mean, within what one
+// recording can tell; 2 % is LLVM's own cold call-site share, so it stays.)
+// Held-out figures: bench/pgo/README.md.
 //
 // Decisions never depend on the order of ids or threads: candidates of
 // equal count are ordered by call site and callee, functions by name.
