@@ -185,6 +185,12 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
       {Opts.CSMaxCalleeSize.has_value(), "--cs-max-callee-size", Contexts,
        ContextsNeed},
       {!Opts.CSPreInliner.empty(), "--cs-preinliner", Contexts, ContextsNeed},
+      {Opts.CSMinCallShare.has_value(), "--cs-min-call-share",
+       Contexts && Opts.CSPreInliner != "size",
+       "context-sensitive profiles, not with --cs-preinliner=size"},
+      {Opts.CSGrowthFactor.has_value(), "--cs-growth-factor",
+       Contexts && Opts.CSPreInliner != "size",
+       "context-sensitive profiles, not with --cs-preinliner=size"},
       {Opts.Dump == "probes", "--dump=probes",
        Sample && !Gcov && !Opts.UseDwarfCorrelation,
        Gcov ? "probe-based LLVM sample profiles (gcc's AutoFDO profiles "
@@ -411,10 +417,13 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
                           const PseudoProbes *Probes, StringRef Kind) {
   ContextProfileOptions CO;
   CO.InferFlow = R.Opts.InferFlow;
-  bool Budget = R.Opts.CSPreInliner == "budget";
-  if (Budget)
-    CO.PreInliner = ContextProfileOptions::PreInlinerKind::Budget;
-  CO.CalleeSizeLimit = R.Opts.CSMaxCalleeSize.value_or(Budget ? 1500 : 75);
+  bool Budget = R.Opts.CSPreInliner != "size";
+  CO.PreInliner = Budget ? ContextProfileOptions::PreInlinerKind::Budget
+                         : ContextProfileOptions::PreInlinerKind::Size;
+  CO.CalleeSizeLimit =
+      R.Opts.CSMaxCalleeSize.value_or(Budget ? CO.CalleeSizeLimit : 75);
+  CO.MinCallShare = R.Opts.CSMinCallShare.value_or(CO.MinCallShare);
+  CO.GrowthFactor = R.Opts.CSGrowthFactor.value_or(CO.GrowthFactor);
   CO.PreInline = CO.CalleeSizeLimit != 0;
   CO.Probes = Probes;
   ContextProfileResult CP =

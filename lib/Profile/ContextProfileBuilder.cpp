@@ -556,7 +556,7 @@ void ContextCounter::addCalls(unsigned F, const FunctionCfg &Cfg,
   }
 }
 
-/// A pre-inliner, as llvm-profgen runs one: a call context stays a
+/// The earlier pre-inliner (--cs-preinliner=size): a call context stays a
 /// context (nested at its call site, marked to be inlined there with these
 /// counts) only if the calls into it are hot and the function is small;
 /// every other context goes to the function's base profile. clang inlines
@@ -574,7 +574,8 @@ void ContextCounter::addCalls(unsigned F, const FunctionCfg &Cfg,
 /// (limit 0): 1.057; lines 1000: 1.068, gawk 1.025. Inlined code (DWARF
 /// inline frames, probe inline trees) always stays with its outlined
 /// function, as in the context-free profiles. CalleeSizeLimit in bytes.
-/// With ContextProfileOptions::PreInliner == Budget, PreInliner.cpp decides.
+/// This is --cs-preinliner=size; the default, ContextProfileOptions::
+/// PreInliner == Budget, decides in PreInliner.cpp.
 void preInline(FlatProfiles &Flat, const BinaryImage &Image,
                const ContextProfileOptions &Opts, ContextProfileStats &St) {
   StringMap<uint64_t> Size;
@@ -754,7 +755,9 @@ void printContextProfileStats(const ContextProfileStats &S,
                S.Budget ? "calls at or under the cold count"
                         : "calls under the hot count",
                (unsigned long long)S.HotCallCount,
-               S.Budget ? ", or past the caller's growth budget" : "",
+               S.Budget ? ", or under the caller's call share, or past the "
+                          "caller's growth budget"
+                        : "",
                (unsigned long long)S.ContextsMoved,
                (unsigned long long)S.ContextProfiles,
                S.ProbeBased ? "a call probe" : "line info",

@@ -8,10 +8,15 @@
 // a compiler's bottom-up inliner would see the result: each one keeps its
 // hottest call contexts first, while
 //   - the call is above the cold count and the callee is small enough for
-//     the call's hotness: under HotCalleeSize x 100 x h + 1 bytes, where h
-//     is the call count between the profile's cold count (0) and its 10%
-//     cutoff count (1); llvm-profgen 19's CSPreInliner uses this scale
-//     with 1500 bytes;
+//     the call's hotness: under CalleeSizeLimit x 100 x h + 1 bytes, where
+//     h is the call count between the profile's cold count (0) and its 10%
+//     cutoff count (1), the two counts LLVM's ProfileSummaryInfo and
+//     llvm-profgen 19's CSPreInliner use (llvm-profgen's scale is 1500);
+//   - the call is made at least MinCallShare % as often as the context it
+//     is made from is entered (LLVM's inliner calls a call site cold under
+//     2 % of its caller's entry frequency): for a kept context, the calls
+//     into it; for a function's base profile, its calls from no known
+//     context plus the contexts moved to it so far;
 //   - and the code kept so far (the function's own size plus its kept
 //     callees') is under its budget: GrowthFactor x its size, within
 //     [MinBudget, MaxBudget] (llvm-profgen: 12x, 100 and 50000 bytes).
@@ -21,10 +26,17 @@
 // callee's turn comes (a callee whose turn is over, in a recursion, keeps
 // none of them).
 //
-// Measured (bench/pgo/README.md, one recording each, callgrind estimate,
-// share of instrumented PGO's gain): sqlite 81 %, gawk 77 %, against 101 %
-// and 86 % for the default size rule and 92 % and 94 % for llvm-profgen's
-// own CSSPGO profile; so it is an option, not the default.
+// Chosen on bench/pgo's tuning half (jq, re2; recording 1 of each; CSSPGO,
+// callgrind estimate, share of instrumented PGO's gain):
+//   scale / share / growth   1500/0/12  1500/2/12  1500/2/4  150/2/12
+//   jq                          129        129        125       121
+//   re2                          57         57         57        94
+//   scale / share / growth     40/2/12   150/10/12  size rule (75 bytes)
+//   jq                          121        122        109
+//   re2                          79         94         75
+// (150/10 is half a point ahead of 150/2 on the mean, within what one
+// recording can tell; 2 % is LLVM's own cold call-site share, so it stays.)
+// Held-out figures: bench/pgo/README.md.
 //
 // Decisions never depend on the order of ids or threads: candidates of
 // equal count are ordered by call site and callee, functions by name.
@@ -75,6 +87,7 @@ private:
     Nodes.emplace_back();
     Nodes.back().Func = Func;
     SiteOf.push_back(Site);
+    CallerCalls.push_back(0);
     return uint32_t(Nodes.size() - 1);
   }
   uint32_t root(StringRef F) {
@@ -99,14 +112,16 @@ private:
   void build();
   std::vector<StringRef> topDownOrder() const;
   void process(StringRef F);
-  bool worthKeeping(const CallNode &N) const;
+  /// Caller: the calls into the context the call is made from.
+  bool worthKeeping(const CallNode &N, uint64_t Caller) const;
   void decide(uint32_t N, bool Keep) {
     for (uint64_t K : Nodes[N].Keys)
       Decided[K] = Keep;
   }
   void reject(uint32_t N);
-  /// Makes N a candidate of the function whose turn it is.
-  void offer(uint32_t N);
+  /// Makes N a candidate of the function whose turn it is; Caller: the
+  /// calls into the context that makes N's call.
+  void offer(uint32_t N, uint64_t Caller);
   void moveUnder(uint32_t Parent, std::pair<uint32_t, StringRef> Key,
                  uint32_t N);
   /// Candidate order: more calls first, then by call site and callee.
@@ -127,6 +142,13 @@ private:
   std::vector<uint32_t> Queue;
   FrameTable Groups;
   DenseMap<uint64_t, bool> Decided;
+  /// Per node: the calls into the context its call is made from, when it
+  /// was offered.
+  std::vector<uint64_t> CallerCalls;
+  /// Per function: the calls into its outlined copy, as far as known: its
+  /// calls from no known context, plus every call context that moved to
+  /// its base profile so far.
+  StringMap<uint64_t> Entry;
 };
 
 /// The calls into a context: its head samples (calls seen in branch
@@ -153,8 +175,14 @@ void BudgetPreInliner::build() {
     // A copy: base() may grow the table groupsOf() reads.
     std::vector<SampleContextFrameVector> G(Flat.groupsOf(Base).begin(),
                                             Flat.groupsOf(Base).end());
-    if (G.empty())
+    if (G.empty()) {
+      // A function's calls from no known context.
+      const SampleContextFrameVector &S = Flat.Suffixes.get(Suffix);
+      if (S.size() == 1)
+        if (const FlatProfiles::Node *N = Flat.find(Base, Suffix))
+          Entry[S.front().Func.stringRef()] += N->Head;
       continue;
+    }
     uint32_t Cur = root(G.front().front().Func.stringRef());
     for (size_t K = 0; K < G.size(); ++K) {
       StringRef Callee = K + 1 < G.size()
@@ -207,9 +235,14 @@ std::vector<StringRef> BudgetPreInliner::topDownOrder() const {
   return Post;
 }
 
-bool BudgetPreInliner::worthKeeping(const CallNode &N) const {
+bool BudgetPreInliner::worthKeeping(const CallNode &N, uint64_t Caller) const {
   uint64_t Sz = Size.lookup(N.Func);
   if (!Sz || N.Count == 0 || N.Count <= Cold)
+    return false;
+  // A call made on a rare path of its caller: fewer calls than
+  // MinCallShare % of the calls into the caller (a caller with no known
+  // calls into it, such as main, has no rare paths by this rule).
+  if (double(N.Count) * 100.0 < Opts.MinCallShare * double(Caller))
     return false;
   double H = double(N.Count - Cold) /
              std::max(1.0, double(Upper > Cold ? Upper - Cold : 0));
@@ -249,18 +282,18 @@ void BudgetPreInliner::process(StringRef F) {
   // context that moves back under this root (a recursion: F's context in
   // F) is offered as it arrives.
   for (const auto &[Key, C] : Nodes[Root].Children)
-    offer(C);
+    offer(C, Entry.lookup(F));
   Nodes[Root].Children.clear();
   while (!Queue.empty()) {
     std::pop_heap(Queue.begin(), Queue.end(),
                   [&](uint32_t A, uint32_t B) { return before(B, A); });
     uint32_t N = Queue.back();
     Queue.pop_back();
-    if (Final < Budget && worthKeeping(Nodes[N])) {
+    if (Final < Budget && worthKeeping(Nodes[N], CallerCalls[N])) {
       decide(N, true);
       Final += Size.lookup(Nodes[N].Func);
       for (const auto &[Key, C] : Nodes[N].Children)
-        offer(C);
+        offer(C, Nodes[N].Count);
       continue;
     }
     reject(N);
@@ -268,7 +301,8 @@ void BudgetPreInliner::process(StringRef F) {
   Current = ~0u;
 }
 
-void BudgetPreInliner::offer(uint32_t N) {
+void BudgetPreInliner::offer(uint32_t N, uint64_t Caller) {
+  CallerCalls[N] = Caller;
   Queue.push_back(N);
   std::push_heap(Queue.begin(), Queue.end(),
                  [&](uint32_t A, uint32_t B) { return before(B, A); });
@@ -276,6 +310,7 @@ void BudgetPreInliner::offer(uint32_t N) {
 
 void BudgetPreInliner::reject(uint32_t N) {
   decide(N, false);
+  Entry[Nodes[N].Func] += Nodes[N].Count;
   uint32_t To = root(Nodes[N].Func);
   auto Children = std::move(Nodes[N].Children);
   Nodes[N].Children.clear();
@@ -287,7 +322,7 @@ void BudgetPreInliner::moveUnder(uint32_t Parent,
                                  std::pair<uint32_t, StringRef> Key,
                                  uint32_t N) {
   if (Parent == Current) {
-    offer(N);
+    offer(N, Entry.lookup(Nodes[Current].Func));
     return;
   }
   // Under a root whose turn is over, nothing is kept any more.

@@ -15,9 +15,9 @@
 namespace lbr2prof {
 
 /// Keeps, in each function, its hottest call contexts whose callee is
-/// small enough for the call's hotness, until the code they add reaches
-/// the function's growth budget (ContextProfileOptions::PreInliner ==
-/// Budget). Size: bytes of each function's outlined code. Returns how many
+/// small enough for the call's hotness and whose call is not on a rare path
+/// of its caller, until the code they add reaches the function's growth
+/// budget (ContextProfileOptions::PreInliner == Budget, the default). Size: bytes of each function's outlined code. Returns how many
 /// call contexts moved to base profiles; St gets the summary counts used.
 uint64_t preInlineWithBudget(FlatProfiles &Flat,
                              const llvm::StringMap<uint64_t> &Size,

@@ -188,21 +188,35 @@ int main(int argc, char **argv) {
                  "Context-sensitive profiles: keep at most this many frames "
                  "of calling context, innermost first (default: all)");
   App.add_option("--cs-max-callee-size", Gen.CSMaxCalleeSize,
-                 "Context-sensitive profiles: keep a calling context only "
-                 "for hot calls into functions of at most this many bytes "
-                 "(where clang should inline them); other contexts go to "
-                 "the function's base profile; clang inlines every kept "
-                 "context; 0 keeps all, unmarked, leaving the decisions to "
-                 "clang (default 75)");
+                 "Context-sensitive profiles: the pre-inliner's callee size "
+                 "scale: a call context stays (marked for clang to inline) "
+                 "only if its callee is under this x 100 x the call's "
+                 "hotness + 1 bytes (hotness 0 at the profile's cold count, "
+                 "1 at its 10% cutoff; default 150); with "
+                 "--cs-preinliner=size, the largest callee in bytes for a "
+                 "hot call (default 75); 0 keeps every context, unmarked, "
+                 "leaving the decisions to clang");
   App.add_option("--cs-preinliner", Gen.CSPreInliner,
                  "Context-sensitive profiles: how the pre-inliner decides "
-                 "which contexts to keep: size (hot calls into callees "
-                 "under --cs-max-callee-size; the default) or budget (per "
-                 "caller, its hottest calls first until the code they add "
-                 "reaches 12x its size, as llvm-profgen's pre-inliner does; "
-                 "--cs-max-callee-size, default 1500, then scales the "
-                 "callee size a call's hotness allows)")
+                 "which contexts to keep: budget (the default: per caller, "
+                 "top down, its hottest calls first until the code they add "
+                 "reaches --cs-growth-factor x its size, each call above the "
+                 "cold count, at least --cs-min-call-share % of its "
+                 "caller's entries and into a callee under the size "
+                 "scale) or size (hot calls into callees of at most "
+                 "--cs-max-callee-size bytes)")
       ->check(CLI::IsMember({"size", "budget"}).description(""));
+  App.add_option("--cs-min-call-share", Gen.CSMinCallShare,
+                 "Context-sensitive profiles: a call made fewer times than "
+                 "this percentage of the calls into the context it is made "
+                 "from (a rare path of its caller) keeps no context "
+                 "(default 2; not with --cs-preinliner=size)")
+      ->check(CLI::NonNegativeNumber.description(""));
+  App.add_option("--cs-growth-factor", Gen.CSGrowthFactor,
+                 "Context-sensitive profiles: the code a caller keeps may "
+                 "grow to this many times its own size, within 100 and "
+                 "50000 bytes (default 12; not with --cs-preinliner=size)")
+      ->check(CLI::PositiveNumber.description(""));
   App.add_option("--dump", Gen.Dump,
                  "Also print a stage to stdout: raw (aggregated addresses), "
                  "cfg (per-function blocks and edges), probes (the "

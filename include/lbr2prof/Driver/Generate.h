@@ -78,15 +78,21 @@ struct GenerateOptions {
   /// Frames of calling context kept (0 or unset: all; the outermost go
   /// first).
   std::optional<unsigned> MaxContextDepth;
-  /// A call context stays a context only for hot calls into functions of at
-  /// most this many bytes (0: keep every context; unset: 75). See
+  /// The pre-inliner's callee size scale (budget) or limit in bytes
+  /// (size); 0 keeps every context, unmarked; unset: 150 or 75. See
   /// ContextProfileOptions.
   std::optional<uint64_t> CSMaxCalleeSize;
-  /// The pre-inliner: "size" (the default: hot calls into callees of at
-  /// most CSMaxCalleeSize bytes) or "budget" (per caller, hottest calls
-  /// first within a growth budget; CSMaxCalleeSize, default 1500, scales
-  /// the callee size a call's hotness allows). Empty: the default.
+  /// The pre-inliner: "budget" (the default: per caller, hottest calls
+  /// first within a growth budget, see ContextProfileOptions) or "size"
+  /// (hot calls into callees of at most CSMaxCalleeSize bytes). Empty: the
+  /// default.
   std::string CSPreInliner;
+  /// Budget pre-inliner: a call made fewer times than this % of the calls
+  /// into its caller's context keeps no context (unset: 2).
+  std::optional<double> CSMinCallShare;
+  /// Budget pre-inliner: a caller's code may grow to this many times its
+  /// own size (unset: 12).
+  std::optional<uint64_t> CSGrowthFactor;
   /// Exact counts from an emulator truth file (utils/lbr-record --truth)
   /// instead of perf.data inputs: a profile of the exact execution.
   std::string FromTruth;

@@ -82,24 +82,27 @@ private:
 struct ContextProfileOptions {
   /// Flow-consistent counts per context (BinaryProfileOptions::InferFlow).
   FlowInferenceMethod InferFlow = FlowInferenceMethod::None;
-  /// Keep a call context only where clang should inline it: hot calls
-  /// into a function of at most CalleeSizeLimit bytes; the others go to
-  /// the function's base profile. The kept ones are marked
+  /// Keep a call context only where clang should inline it; the others go
+  /// to the function's base profile. The kept ones are marked
   /// ContextShouldBeInlined, which clang follows without its own cost
-  /// model: the limit is what bounds code growth (see
-  /// buildContextProfile for the measurements behind the default).
+  /// model: the pre-inliner is what bounds code growth. PreInline false
+  /// (--cs-max-callee-size 0): keep every context, unmarked.
   bool PreInline = true;
-  uint64_t CalleeSizeLimit = 75;
-  /// How the pre-inliner decides. Size: hot calls into functions of at
-  /// most CalleeSizeLimit bytes. Budget: per caller, its hottest calls
-  /// first while the code they add stays under GrowthFactor x the
-  /// caller's size (within [MinBudget, MaxBudget] bytes), each into a
-  /// callee under CalleeSizeLimit x 100 x the call's hotness + 1 bytes
-  /// (PreInliner.cpp; llvm-profgen 19's scale, with 1500).
+  /// How the pre-inliner decides. Budget (the default; PreInliner.cpp):
+  /// per caller, top down, its hottest calls first while the code they add
+  /// stays under GrowthFactor x the caller's size (within [MinBudget,
+  /// MaxBudget] bytes), each call above the profile's cold count, made at
+  /// least MinCallShare % as often as its caller's context is entered, and
+  /// into a callee under CalleeSizeLimit x 100 x the call's hotness + 1
+  /// bytes (llvm-profgen 19's scale; 150 was chosen on bench/pgo's tuning
+  /// half). Size: hot calls into functions of at most CalleeSizeLimit
+  /// bytes (75 given by the driver).
   enum class PreInlinerKind { Size, Budget };
-  PreInlinerKind PreInliner = PreInlinerKind::Size;
+  PreInlinerKind PreInliner = PreInlinerKind::Budget;
+  uint64_t CalleeSizeLimit = 150;
   uint64_t GrowthFactor = 12;
   uint64_t MinBudget = 100, MaxBudget = 50000;
+  double MinCallShare = 2;
   /// Name code by these pseudo probes (CSSPGO) rather than by DWARF lines.
   const PseudoProbes *Probes = nullptr;
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """For each llvm-profgen test input NAME (NAME.perfscript, NAME.perfbin in
 DIR), makes llvm-profgen 19's default text profile and lbr2prof's with
---cs-preinliner=budget and with its default pre-inliner, and prints
+--cs-preinliner=budget (the default) and with --cs-preinliner=size, and prints
 "NAME budget:same|differ size:same|differ": whether each lbr2prof profile
 nests the same contexts (sites, checksums, marks) as llvm-profgen's, by
 NESTED_PATHS (nested-paths.py).
@@ -27,7 +27,7 @@ for n in names:
                     "--binary=" + binary, "--output=pg.txt"], check=True,
                    capture_output=True)
     for out, extra in (("budget.txt", ["--cs-preinliner=budget"]),
-                       ("size.txt", [])):
+                       ("size.txt", ["--cs-preinliner=size"])):
         subprocess.run(["lbr2prof", script, "--binary", binary,
                         "--format=text", "-o", out] + extra, check=True)
     pg = nesting("pg.txt")

@@ -1,0 +1,147 @@
+//===- PreInlinerTest.cpp - the budget pre-inliner's rules, one by one ----===//
+//
+// A hand-made flat profile in which each of the pre-inliner's rules decides
+// one call context. Every expectation is derived by hand below.
+//
+// Calls (count = calls into the context; size = the callee's bytes):
+//   main (no known caller; 100 calls from no context, size 200)
+//     @1 hot    1000 calls, 150 bytes
+//        @1 rare    15 calls,  12 bytes
+//        @2 often  500 calls,  20 bytes
+//     @2 big     999 calls, 2000 bytes
+//     @3 small   101 calls,   50 bytes
+//     @4 warm    100 calls,  150 bytes
+//     @5 late     90 calls,   10 bytes
+//     @6 cold1     1 call,    10 bytes
+// Body samples: main line 10: 1000; each context one line with its calls.
+// Sum 1000+1000+15+500+999+101+100+90+1 = 3806.
+//   - 10% cutoff (the hotness scale's upper end): 380.6 is reached by the
+//     first count, 1000, so Upper = 1000;
+//   - 99.9999% cutoff (the cold count): 3805.996 needs every count, the
+//     last is 1, so Cold = 1.
+// Size limit per call, with CalleeSizeLimit 10 (the scale):
+//   10 x 100 x (count - 1) / 999 + 1 bytes:
+//   hot 1001, big 1000, often 500.5, small 101.1, warm 100.1, late 90.1,
+//   rare 15.01.
+//   - cold1: 1 call, at the cold count: out (cold rule);
+//   - big (2000 > 1000) and warm (150 > 100.1): out (size rule);
+//   - hot, often, small, late, rare: under their limits.
+// Share rule (MinCallShare 2 %): rare is called 15 times from hot's
+// context, which is called 1000 times: 1.5 % < 2 %: out; often 50 %: in;
+// main's calls: shares of main's 100 calls, all >= 90 %, except cold1.
+// Budget rule: main's budget is GrowthFactor x 200 bytes (at least 100).
+// Candidates are taken hottest first: hot 1000, big 999, often 500 (hot's
+// call, offered once hot is kept), small 101, warm 100, late 90, rare 15,
+// cold1 1. Code kept: 200 + hot 150 + often 20 + small 50 = 420 before
+// late, 430 after it.
+//   - GrowthFactor 12 (budget 2400): never reached;
+//   - GrowthFactor 2 (budget 400): after small, 420 >= 400: late is out
+//     (it is kept with budget 2400).
+//
+//===----------------------------------------------------------------------===//
+#include "FlatProfiles.h"
+#include "PreInliner.h"
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace llvm::sampleprof;
+using namespace lbr2prof;
+
+namespace {
+
+SampleContextFrameVector site(StringRef F, uint32_t Line) {
+  return {SampleContextFrame(FunctionId(F), LineLocation(Line, 0))};
+}
+
+struct Handmade {
+  ContextProfileResult R;
+  FlatProfiles Flat{R};
+  StringMap<uint64_t> Size;
+
+  uint32_t leaf(StringRef F) { return Flat.Suffixes.intern(site(F, 0)); }
+  uint32_t ctx(ArrayRef<SampleContextFrameVector> G) { return Flat.base(G); }
+  void call(ArrayRef<SampleContextFrameVector> G, StringRef Callee,
+            uint64_t Calls) {
+    FlatProfiles::Node &N = Flat.at(ctx(G), leaf(Callee));
+    N.Head = Calls;
+    N.Body[LineLocation(1, 0)] = Calls;
+    N.Total = Calls;
+  }
+  Handmade() {
+    FlatProfiles::Node &Main = Flat.at(ctx({}), leaf("main"));
+    Main.Head = 100;
+    Main.Body[LineLocation(10, 0)] = 1000;
+    Main.Total = 1000;
+    call({site("main", 1)}, "hot", 1000);
+    call({site("main", 1), site("hot", 1)}, "rare", 15);
+    call({site("main", 1), site("hot", 2)}, "often", 500);
+    call({site("main", 2)}, "big", 999);
+    call({site("main", 3)}, "small", 101);
+    call({site("main", 4)}, "warm", 100);
+    call({site("main", 5)}, "late", 90);
+    call({site("main", 6)}, "cold1", 1);
+    Size["main"] = 200;
+    Size["hot"] = 150;
+    Size["rare"] = 12;
+    Size["often"] = 20;
+    Size["big"] = 2000;
+    Size["small"] = 50;
+    Size["warm"] = 150;
+    Size["late"] = 10;
+    Size["cold1"] = 10;
+  }
+  /// Whether Callee's context under G is still a context.
+  bool kept(ArrayRef<SampleContextFrameVector> G, StringRef Callee) {
+    const FlatProfiles::Node *N = Flat.find(ctx(G), leaf(Callee));
+    return N && !N->Body.empty();
+  }
+};
+
+ContextProfileOptions options(double Share, uint64_t Growth) {
+  ContextProfileOptions O;
+  O.PreInliner = ContextProfileOptions::PreInlinerKind::Budget;
+  O.CalleeSizeLimit = 10;
+  O.MinCallShare = Share;
+  O.GrowthFactor = Growth;
+  return O;
+}
+
+TEST(PreInliner, EachRuleDecidesOneCall) {
+  Handmade H;
+  ContextProfileStats St;
+  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, options(2, 12), St);
+  EXPECT_EQ(St.HotCallCount, 1u); // the cold count
+  EXPECT_TRUE(H.kept({site("main", 1)}, "hot"));
+  EXPECT_TRUE(H.kept({site("main", 1), site("hot", 2)}, "often"));
+  EXPECT_TRUE(H.kept({site("main", 3)}, "small"));
+  EXPECT_TRUE(H.kept({site("main", 5)}, "late"));
+  EXPECT_FALSE(H.kept({site("main", 6)}, "cold1"));           // cold
+  EXPECT_FALSE(H.kept({site("main", 2)}, "big"));             // size
+  EXPECT_FALSE(H.kept({site("main", 4)}, "warm"));            // size
+  EXPECT_FALSE(H.kept({site("main", 1), site("hot", 1)}, "rare")); // share
+  EXPECT_EQ(Moved, 4u);
+  // Moved contexts go to their callee's base profile.
+  EXPECT_TRUE(H.kept({}, "rare"));
+  EXPECT_TRUE(H.kept({}, "big"));
+}
+
+TEST(PreInliner, WithoutTheShareRuleTheRareCallStays) {
+  Handmade H;
+  ContextProfileStats St;
+  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, options(0, 12), St);
+  EXPECT_TRUE(H.kept({site("main", 1), site("hot", 1)}, "rare"));
+  EXPECT_EQ(Moved, 3u);
+}
+
+TEST(PreInliner, TheBudgetStopsTheLateCall) {
+  Handmade H;
+  ContextProfileStats St;
+  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, options(2, 2), St);
+  EXPECT_TRUE(H.kept({site("main", 1)}, "hot"));
+  EXPECT_TRUE(H.kept({site("main", 1), site("hot", 2)}, "often"));
+  EXPECT_TRUE(H.kept({site("main", 3)}, "small"));
+  EXPECT_FALSE(H.kept({site("main", 5)}, "late")); // budget
+  EXPECT_EQ(Moved, 5u);
+}
+
+} // namespace
