@@ -42,7 +42,6 @@ void LLVMInitializeAArch64Disassembler();
 }
 
 namespace lbr2prof {
-namespace {
 
 void initTargets() {
   static std::once_flag Once;
@@ -55,6 +54,8 @@ void initTargets() {
     LLVMInitializeAArch64Disassembler();
   });
 }
+
+namespace {
 
 /// MC objects for one thread.
 struct Decoder {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Report/Annotate.h"
+#include "lbr2prof/Binary/BinaryImage.h"
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCContext.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
@@ -19,16 +20,6 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/TargetSelect.h"
-#include <mutex>
-
-extern "C" {
-void LLVMInitializeX86TargetInfo();
-void LLVMInitializeX86TargetMC();
-void LLVMInitializeX86Disassembler();
-void LLVMInitializeAArch64TargetInfo();
-void LLVMInitializeAArch64TargetMC();
-void LLVMInitializeAArch64Disassembler();
-}
 
 using namespace llvm;
 
@@ -50,15 +41,7 @@ InstPrinter::InstPrinter() = default;
 InstPrinter::~InstPrinter() = default;
 
 Expected<std::unique_ptr<InstPrinter>> InstPrinter::create(StringRef Path) {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86Disassembler();
-    LLVMInitializeAArch64TargetInfo();
-    LLVMInitializeAArch64TargetMC();
-    LLVMInitializeAArch64Disassembler();
-  });
+  initTargets();
   auto P = std::unique_ptr<InstPrinter>(new InstPrinter());
   P->S = std::make_unique<State>();
   State &S = *P->S;

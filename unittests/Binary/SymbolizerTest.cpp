@@ -77,44 +77,55 @@ TEST(Symbolizer, CorruptDwarfIsAnErrorNotACrash) {
   }
 }
 
-/// Symbolizes every byte address of Path's functions (instruction starts
-/// or not) isolated (the children's readers: lines in one pass per unit,
-/// subroutines without LLVM's DIE tree) and in process (LLVM's
-/// getInliningInfoForAddress): both must give the same frames and lines.
-/// Returns how many addresses had frames and the deepest stack.
-std::pair<size_t, size_t> expectAgree(const std::string &Path,
-                                      ArrayRef<StringRef> Only = {}) {
-  std::vector<uint64_t> A;
+/// What expectAgree() symbolized: the addresses, the isolated
+/// symbolizer, how many addresses had frames and the deepest stack.
+struct Agreement {
+  std::vector<uint64_t> Addrs;
+  std::unique_ptr<Symbolizer> Iso;
+  size_t WithFrames = 0, Deepest = 0;
+};
+
+/// Symbolizes every byte address of Path's functions (of those named
+/// Only, if given; instruction starts or not) isolated (the children's
+/// readers: lines in one pass per unit, subroutines without LLVM's DIE
+/// tree) and in process (LLVM's getInliningInfoForAddress): both must give
+/// the same frames and lines.
+Agreement expectAgree(const std::string &Path, ArrayRef<StringRef> Only = {}) {
+  Agreement R;
   {
     auto B = BinaryImage::open(Path);
     EXPECT_TRUE(bool(B));
     if (!B) {
       consumeError(B.takeError());
-      return {0, 0};
+      return R;
     }
     for (const FunctionSym &F : (*B)->functions())
       if (!F.Plt && (Only.empty() || is_contained(Only, F.Name)))
         for (uint64_t X = F.Start; X < F.End; ++X)
-          A.push_back(X);
+          R.Addrs.push_back(X);
   }
   SymbolizerOptions Iso, InProc;
   InProc.Isolate = false;
   auto S1 = Symbolizer::create(Path, {}, Iso);
   auto S2 = Symbolizer::create(Path, {}, InProc);
   EXPECT_TRUE(bool(S1) && bool(S2));
-  if (!S1 || !S2)
-    return {0, 0};
-  EXPECT_FALSE(bool((*S1)->prefetch(A, 2)));
-  EXPECT_FALSE(bool((*S2)->prefetch(A, 1)));
+  if (!S1 || !S2) {
+    if (!S1)
+      consumeError(S1.takeError());
+    if (!S2)
+      consumeError(S2.takeError());
+    return R;
+  }
+  EXPECT_FALSE(bool((*S1)->prefetch(R.Addrs, 2)));
+  EXPECT_FALSE(bool((*S2)->prefetch(R.Addrs, 1)));
   EXPECT_EQ((*S1)->hasDebugInfo(), (*S2)->hasDebugInfo());
-  size_t WithFrames = 0, Deepest = 0;
-  for (uint64_t Addr : A) {
+  for (uint64_t Addr : R.Addrs) {
     ArrayRef<SourceFrame> F1 = (*S1)->frames(Addr), F2 = (*S2)->frames(Addr);
     EXPECT_EQ(F1.size(), F2.size()) << Path << " 0x" << utohexstr(Addr);
     if (F1.size() != F2.size())
       continue;
-    WithFrames += !F1.empty();
-    Deepest = std::max(Deepest, F1.size());
+    R.WithFrames += !F1.empty();
+    R.Deepest = std::max(R.Deepest, F1.size());
     for (size_t K = 0; K < F1.size(); ++K) {
       EXPECT_EQ(F1[K].Function, F2[K].Function);
       EXPECT_EQ(F1[K].LineOffset, F2[K].LineOffset);
@@ -127,7 +138,8 @@ std::pair<size_t, size_t> expectAgree(const std::string &Path,
     EXPECT_EQ(L1.File, L2.File) << Path << " 0x" << utohexstr(Addr);
     EXPECT_EQ(L1.Line, L2.Line) << Path << " 0x" << utohexstr(Addr);
   }
-  return {WithFrames, Deepest};
+  R.Iso = std::move(*S1);
+  return R;
 }
 
 TEST(Symbolizer, FastReadersAgreeWithLLVM) {
@@ -136,54 +148,32 @@ TEST(Symbolizer, FastReadersAgreeWithLLVM) {
   // rule, a lost specification or a misplaced nested range it fails.
   for (const char *Path : {LBR2PROF_TEST_PROGXX, LBR2PROF_TEST_PROGXX4}) {
     SCOPED_TRACE(Path);
-    auto [WithFrames, Deepest] = expectAgree(Path);
-    EXPECT_GT(WithFrames, 100u);
-    EXPECT_GE(Deepest, 3u); // twice() in mix() in Acc::step()
+    Agreement R = expectAgree(Path);
+    EXPECT_GT(R.WithFrames, 100u);
+    EXPECT_GE(R.Deepest, 3u); // twice() in mix() in Acc::step()
   }
 }
 
 TEST(Symbolizer, IsolatedAndInProcessAgree) {
   // A small -O2 -g program (prog.c), with inlined frames; its own functions
   // only (a sanitizer build links its runtime in, without line tables).
-  std::string Self = LBR2PROF_TEST_PROG;
-  std::vector<uint64_t> A = addressesOf(Self, {"main", "sum", "sq"});
-  ASSERT_GT(A.size(), 10u);
-  SymbolizerOptions Iso, InProc;
-  InProc.Isolate = false;
-  auto S1 = Symbolizer::create(Self, {}, Iso);
-  auto S2 = Symbolizer::create(Self, {}, InProc);
-  ASSERT_TRUE(bool(S1) && bool(S2));
-  ASSERT_FALSE(bool((*S1)->prefetch(A, 2)));
-  ASSERT_FALSE(bool((*S2)->prefetch(A, 1)));
-  EXPECT_EQ((*S1)->hasDebugInfo(), (*S2)->hasDebugInfo());
-  size_t WithFrames = 0;
-  for (uint64_t Addr : A) {
-    ArrayRef<SourceFrame> F1 = (*S1)->frames(Addr), F2 = (*S2)->frames(Addr);
-    ASSERT_EQ(F1.size(), F2.size()) << Addr;
-    WithFrames += !F1.empty();
-    for (size_t K = 0; K < F1.size(); ++K) {
-      EXPECT_EQ(F1[K].Function, F2[K].Function);
-      EXPECT_EQ(F1[K].LineOffset, F2[K].LineOffset);
-      EXPECT_EQ(F1[K].Discriminator, F2[K].Discriminator);
-      EXPECT_EQ(F1[K].DupFactor, F2[K].DupFactor);
-      EXPECT_EQ(F1[K].File, F2[K].File);
-      EXPECT_EQ(F1[K].Line, F2[K].Line);
-    }
+  Agreement R = expectAgree(LBR2PROF_TEST_PROG, {"main", "sum", "sq"});
+  ASSERT_TRUE(R.Iso);
+  ASSERT_GT(R.Addrs.size(), 10u);
+  for (uint64_t Addr : R.Addrs) {
+    ArrayRef<SourceFrame> F = R.Iso->frames(Addr);
     // prog.c's own code is all in prog.c, on its lines 3 to 16.
-    if (!F1.empty()) {
-      EXPECT_TRUE(F1.front().File.ends_with("prog.c")) << F1.front().File.str();
-      EXPECT_GE(F1.front().Line, 3u);
-      EXPECT_LE(F1.front().Line, 16u);
-      EXPECT_EQ((*S1)->lineAt(Addr).Line, F1.front().Line);
+    if (!F.empty()) {
+      EXPECT_TRUE(F.front().File.ends_with("prog.c")) << F.front().File.str();
+      EXPECT_GE(F.front().Line, 3u);
+      EXPECT_LE(F.front().Line, 16u);
+      EXPECT_EQ(R.Iso->lineAt(Addr).Line, F.front().Line);
     }
   }
-  EXPECT_TRUE((*S1)->hasDebugInfo());
-  EXPECT_GT(WithFrames, A.size() / 2);
+  EXPECT_TRUE(R.Iso->hasDebugInfo());
+  EXPECT_GT(R.WithFrames, R.Addrs.size() / 2);
   // sq() is inlined into sum(), sum() into main(): some stack has 3 frames.
-  size_t Deepest = 0;
-  for (uint64_t Addr : A)
-    Deepest = std::max(Deepest, (*S1)->frames(Addr).size());
-  EXPECT_GE(Deepest, 2u);
+  EXPECT_GE(R.Deepest, 2u);
 }
 
 } // namespace
