@@ -11,6 +11,7 @@
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include <algorithm>
+#include <tuple>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -53,11 +54,12 @@ Expected<std::vector<MachineFunctionBlocks>> readMachineBlocks(StringRef Path) {
         B.CanFallThrough = E.canFallThrough();
         F.Blocks.push_back(B);
       }
-    // Entries are in address order within a range; ranges may not be.
-    std::stable_sort(F.Blocks.begin(), F.Blocks.end(),
-                     [](const MachineBlock &A, const MachineBlock &B) {
-                       return A.Start < B.Start;
-                     });
+    // Entries are in address order within a range; ranges may not be. An
+    // empty block goes before the block that starts where it does.
+    std::sort(F.Blocks.begin(), F.Blocks.end(),
+              [](const MachineBlock &A, const MachineBlock &B) {
+                return std::tie(A.Start, A.End) < std::tie(B.Start, B.End);
+              });
     Out.push_back(std::move(F));
   }
   std::sort(Out.begin(), Out.end(),
