@@ -139,6 +139,14 @@ FunctionLayout layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
   std::iota(Identity.begin(), Identity.end(), 0);
   L.ScoreBefore = codelayout::calcExtTspScore(Identity, HSize, HCount, HEdges);
   L.ScoreAfter = codelayout::calcExtTspScore(Order, HSize, HCount, HEdges);
+  // An order no better by ext-TSP's measure than the compiler's own keeps
+  // the compiler's: its layout also holds what ext-TSP does not model
+  // (a loop header's alignment, whose padding runs on every iteration when
+  // the latch is put before the header).
+  if (L.ScoreAfter <= L.ScoreBefore) {
+    Order = Identity;
+    L.ScoreAfter = L.ScoreBefore;
+  }
   for (uint64_t H : Order) {
     L.Cluster.push_back(M.Blocks[Hot[H]].Id);
     L.HotSize += HSize[H];

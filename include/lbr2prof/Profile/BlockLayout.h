@@ -10,7 +10,9 @@
 //     else the count of the instruction before: it falls through always);
 //   - hot blocks are those with a count, and the entry; they are ordered by
 //     ext-TSP (llvm::codelayout::computeExtTspLayout, the entry stays first)
-//     into one cluster; the others are left to the cold section;
+//     into one cluster, unless ext-TSP scores that order no higher than
+//     the address order (then the address order stays); the others are
+//     left to the cold section;
 //   - hot functions (with a counted block) are ordered by Cache-Directed
 //     Sort (computeCacheDirectedLayout, ext-TSP's extension to functions)
 //     over the calls between them, sized by their hot blocks.
