@@ -80,10 +80,12 @@ FunctionLayout layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
       Count[K] = instCount(C, B.Start);
   }
   // Fall-throughs between neighbours in address order; an empty block
-  // passes on what falls into it.
+  // passes on what falls into it. Alignment padding may lie between a
+  // block and the next (a loop header's): the map leaves it out of both,
+  // and the block still falls through it.
   for (size_t K = 0; K + 1 < N; ++K) {
     const MachineBlock &B = M.Blocks[K], &Next = M.Blocks[K + 1];
-    if (B.End != Next.Start)
+    if (!B.CanFallThrough || B.End > Next.Start)
       continue;
     uint64_t FT = fallThroughInto(C, Insts, Next.Start);
     if (!Size[K + 1])

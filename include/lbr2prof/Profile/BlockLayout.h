@@ -5,7 +5,8 @@
 // for:
 //   - a block's count is the count of its first instruction; an edge is a
 //     taken branch from inside one block to another block's start, or the
-//     fall-through from a block to the next in address order (the
+//     fall-through from a block to the next in address order, over any
+//     alignment padding between them (the
 //     BinaryProfile's fall-through edge where its CFG has a block boundary,
 //     else the count of the instruction before: it falls through always);
 //   - hot blocks are those with a count, and the entry; they are ordered by
