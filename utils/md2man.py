@@ -195,7 +195,9 @@ def options_section(cmds, w):
         for o in c.options:
             names = ", ".join("\\fB%s\\fR" % escape(n) for n in o.names)
             if o.choices:
-                names += " \\fI%s\\fR" % escape("|".join(o.choices))
+                # \: lets troff break a long list after a '|'.
+                names += " \\fI%s\\fR" % "|\\:".join(
+                    escape(c) for c in o.choices)
             elif o.value:
                 names += " \\fI%s\\fR" % o.value
             if o.repeats:

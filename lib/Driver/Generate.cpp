@@ -6,21 +6,24 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Driver/Generate.h"
-#include "lbr2prof/Driver/Recording.h"
 #include "lbr2prof/Aggregate/RawProfileFile.h"
+#include "lbr2prof/Binary/BBAddrMap.h"
 #include "lbr2prof/Binary/PseudoProbes.h"
 #include "lbr2prof/Binary/Symbolizer.h"
+#include "lbr2prof/Driver/Recording.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
+#include "lbr2prof/Profile/BlockLayout.h"
 #include "lbr2prof/Profile/ContextProfileBuilder.h"
 #include "lbr2prof/Profile/ProbeProfileBuilder.h"
 #include "lbr2prof/Profile/SampleProfileBuilder.h"
+#include "lbr2prof/Report/Report.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
 #include "lbr2prof/Support/Path.h"
 #include "lbr2prof/Writers/BoltYaml.h"
-#include "lbr2prof/Report/Report.h"
 #include "lbr2prof/Writers/Fdata.h"
 #include "lbr2prof/Writers/GcovAfdo.h"
+#include "lbr2prof/Writers/Propeller.h"
 #include "lbr2prof/Writers/SampleProf.h"
 #include "lbr2prof/Writers/Unsymbolized.h"
 #include "llvm/ADT/StringExtras.h"
@@ -34,28 +37,97 @@ using namespace llvm;
 
 namespace lbr2prof {
 
+namespace {
+struct Run;
+Error writeFdataOutput(const Run &R);
+Error writePreAggregatedOutput(const Run &R);
+Error writeSampleProfileOutput(const Run &R);
+Error writeUnsymbolizedOutput(const Run &R);
+Error writeBoltYamlOutput(const Run &R);
+Error writePropellerOutput(const Run &R);
+
+/// The output table: one row per output kind. A new kind is a row and its
+/// write function (and, if options apply to it only, a Rule in validate).
+struct OutputKind {
+  OutputFormat Format;
+  /// --format's name.
+  StringRef Name;
+  /// Output names whose extension selects the kind (blank-separated).
+  StringRef Extensions;
+  /// --all-binaries' file extension.
+  StringRef FileExtension;
+  /// How errors name it ("does not apply to this run (...)").
+  StringRef Description;
+  /// Writes it for one binary (a raw profile is written before a binary is
+  /// chosen: none).
+  Error (*Write)(const Run &);
+};
+
+const OutputKind OutputKinds[] = {
+    {OutputFormat::Fdata, "fdata", ".fdata", ".fdata", "fdata",
+     writeFdataOutput},
+    {OutputFormat::PreAggregated, "preagg", ".preagg .pa", ".preagg",
+     "pre-aggregated output", writePreAggregatedOutput},
+    {OutputFormat::Text, "text", ".txt", ".txt", "a text sample profile",
+     writeSampleProfileOutput},
+    {OutputFormat::Binary, "binary", "", ".prof", "a binary sample profile",
+     writeSampleProfileOutput},
+    {OutputFormat::ExtBinary, "extbinary", ".prof .profdata .extbinary",
+     ".prof", "an extbinary sample profile", writeSampleProfileOutput},
+    {OutputFormat::Gcov, "gcov", ".afdo", ".afdo", "a GCC AutoFDO profile",
+     writeSampleProfileOutput},
+    {OutputFormat::Unsymbolized, "unsymbolized", "", ".unsym",
+     "an unsymbolized profile", writeUnsymbolizedOutput},
+    {OutputFormat::Raw, "raw", ".lbrraw", ".lbrraw", "a raw profile (.lbrraw)",
+     nullptr},
+    {OutputFormat::BoltYaml, "bolt-yaml", ".yaml .yml", ".yaml",
+     "a BOLT YAML profile", writeBoltYamlOutput},
+    {OutputFormat::Propeller, "propeller", ".propeller", ".propeller",
+     "Propeller output", writePropellerOutput},
+};
+
+const OutputKind &outputKind(OutputFormat F) {
+  for (const OutputKind &K : OutputKinds)
+    if (K.Format == F)
+      return K;
+  llvm_unreachable("every format has a row");
+}
+} // namespace
+
+ArrayRef<StringRef> outputFormatNames() {
+  static const std::vector<StringRef> Names = [] {
+    std::vector<StringRef> N{"auto"};
+    for (const OutputKind &K : OutputKinds)
+      N.push_back(K.Name);
+    return N;
+  }();
+  return Names;
+}
+
+std::optional<OutputFormat> outputFormatByName(StringRef Name) {
+  if (Name == "auto")
+    return OutputFormat::Auto;
+  for (const OutputKind &K : OutputKinds)
+    if (K.Name == Name)
+      return K.Format;
+  return std::nullopt;
+}
+
 Expected<OutputFormat> resolveFormat(OutputFormat F, StringRef Output) {
   if (F != OutputFormat::Auto)
     return F;
   StringRef Ext = sys::path::extension(Output);
-  if (Ext == ".fdata")
-    return OutputFormat::Fdata;
-  if (Ext == ".preagg" || Ext == ".pa")
-    return OutputFormat::PreAggregated;
-  if (Ext == ".txt")
-    return OutputFormat::Text;
-  if (Ext == ".afdo")
-    return OutputFormat::Gcov;
-  if (Ext == ".lbrraw")
-    return OutputFormat::Raw;
-  if (Ext == ".prof" || Ext == ".profdata" || Ext == ".extbinary")
-    return OutputFormat::ExtBinary;
-  if (Ext == ".yaml" || Ext == ".yml")
-    return OutputFormat::BoltYaml;
+  std::string Names;
+  for (const OutputKind &K : OutputKinds) {
+    SmallVector<StringRef, 3> Exts;
+    K.Extensions.split(Exts, ' ', -1, false);
+    if (!Ext.empty() && is_contained(Exts, Ext))
+      return K.Format;
+    Names += (Names.empty() ? "" : "|") + K.Name.str();
+  }
   return makeError("{0}: cannot tell the output format from the name; use "
-                   "--format=fdata|preagg|text|binary|extbinary|gcov|"
-                   "unsymbolized|raw|bolt-yaml",
-                   Output);
+                   "--format={1}",
+                   Output, Names);
 }
 
 static bool isSampleProfile(OutputFormat F) {
@@ -64,26 +136,9 @@ static bool isSampleProfile(OutputFormat F) {
 }
 
 static StringRef formatName(OutputFormat F, bool NoLbr) {
-  switch (F) {
-  case OutputFormat::Fdata:
-    return NoLbr ? "IP-sample fdata (--no-lbr)" : "fdata";
-  case OutputFormat::PreAggregated:
-    return "pre-aggregated output";
-  case OutputFormat::Text:
-    return "a text sample profile";
-  case OutputFormat::Binary:
-    return "a binary sample profile";
-  case OutputFormat::Gcov:
-    return "a GCC AutoFDO profile";
-  case OutputFormat::Unsymbolized:
-    return "an unsymbolized profile";
-  case OutputFormat::Raw:
-    return "a raw profile (.lbrraw)";
-  case OutputFormat::BoltYaml:
-    return "a BOLT YAML profile";
-  default:
-    return "an extbinary sample profile";
-  }
+  if (F == OutputFormat::Fdata && NoLbr)
+    return "IP-sample fdata (--no-lbr)";
+  return outputKind(F).Description;
 }
 
 /// --dump=raw or --dump=dsos without -o: read, attribute, print, stop.
@@ -139,10 +194,12 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
   if (Opts.NoLbr && Format != OutputFormat::Fdata)
     return makeError("--no-lbr writes IP-sample fdata (-o x.fdata); {0} "
                      "needs branch stacks",
-                     Sample ? "a sample profile"
-                     : Format == OutputFormat::BoltYaml
-                         ? "a BOLT YAML profile"
-                         : "pre-aggregated output");
+                     Sample ? "a sample profile" : formatName(Format, false));
+  if (Format == OutputFormat::Propeller && isStandardOutput(Opts.Output) &&
+      Opts.SymbolOrder.empty())
+    return makeError("{0}: Propeller output is two files, the cluster list "
+                     "and the symbol order: give --symbol-order FILE",
+                     Opts.Output);
   bool Gcov = Format == OutputFormat::Gcov;
   // gcc's AutoFDO profiles are line-based only: no contexts, no probes.
   bool Raw = Format == OutputFormat::Raw;
@@ -202,6 +259,10 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
        "outputs built from CFGs (fdata and sample profiles)"},
       {!Opts.WindowWeighting, "--no-window-weighting", !Opts.NoLbr,
        "branch-stack outputs (not --no-lbr)"},
+      {!Opts.SymbolOrder.empty(), "--symbol-order",
+       Format == OutputFormat::Propeller && !Opts.AllBinaries,
+       "Propeller output of one binary (--all-binaries writes each "
+       "symbol order beside its cluster list)"},
       {Opts.WithReport, "--with-report", Raw,
        "raw profiles (-o x.lbrraw), which then keep what `report` reads"},
   };
@@ -261,8 +322,8 @@ struct Run {
 };
 
 BinaryProfile Run::binaryProfile() const {
-  BinaryProfile P = buildBinaryProfile(raw(), Bin.Dso, image(),
-                                       profileOptions());
+  BinaryProfile P =
+      buildBinaryProfile(raw(), Bin.Dso, image(), profileOptions());
   const ProfileStats &S = P.Stats;
   uint64_t Bad = S.RangeNotBoundary.Count + S.BranchesSourceNotBoundary.Count +
                  S.BranchesTargetNotBoundary.Count +
@@ -286,8 +347,7 @@ void addDwarfWarnings(const Symbolizer &Sym, Diagnostics &Diags) {
   for (size_t K = 0; K < W.size() && K < Shown; ++K)
     Diags.warning(Sym.debugPath() + ": debug info: " + W[K]);
   if (Sym.warningCount() > std::min(W.size(), Shown))
-    Diags.warning(formatv("{0}: {1} more debug-info warnings",
-                          Sym.debugPath(),
+    Diags.warning(formatv("{0}: {1} more debug-info warnings", Sym.debugPath(),
                           Sym.warningCount() - std::min(W.size(), Shown)));
 }
 
@@ -340,6 +400,64 @@ Error writeBoltYamlOutput(const Run &R) {
                        R.Opts.Output, R.Bin.Path);
     return Error::success();
   });
+}
+
+/// Where the symbol order goes: --symbol-order, or beside -o.
+std::string symbolOrderPath(const GenerateOptions &Opts) {
+  if (!Opts.SymbolOrder.empty())
+    return Opts.SymbolOrder;
+  SmallString<256> P(Opts.Output);
+  sys::path::replace_extension(P, ".symorder");
+  return std::string(P);
+}
+
+/// Propeller: the cluster list for clang (-o) and the function order for
+/// lld (symbolOrderPath), from the binary's .llvm_bb_addr_map.
+Error writePropellerOutput(const Run &R) {
+  if (!hasFunctionSymbols(R.image()))
+    return noSymbolsError(R.Bin, "Propeller output names functions", "");
+  Expected<std::vector<MachineFunctionBlocks>> Blocks =
+      readMachineBlocks(R.Bin.Path);
+  if (!Blocks)
+    return Blocks.takeError();
+  noteDebugFile(R.Bin.Path, R.image().debugFile(), R.Diags);
+  if (R.raw().Branches.empty())
+    return R.noBranches("");
+  std::string OrderPath = symbolOrderPath(R.Opts);
+  if (OrderPath == R.Opts.Output)
+    return makeError("{0}: the symbol order would overwrite the cluster "
+                     "list: give --symbol-order FILE",
+                     R.Opts.Output);
+  PropellerLayout L =
+      computePropellerLayout(R.binaryProfile(), R.image(), *Blocks);
+  if (R.Opts.Stats)
+    printLayoutStats(L, R.Err);
+  if (L.Stats.Counted && L.Stats.NoBlockMap == L.Stats.Counted)
+    return makeError("{0}: none of the {1} functions with counts is in its "
+                     ".llvm_bb_addr_map (only code clang compiled with "
+                     "-fbasic-block-address-map is)",
+                     R.Bin.Path, L.Stats.Counted);
+  if (L.Functions.empty())
+    return makeError("{0}: no function of {1} has a counted block: an "
+                     "empty layout would change nothing",
+                     R.Opts.Output, R.Bin.Path);
+  Expected<std::unique_ptr<AtomicOutputFile>> Order =
+      AtomicOutputFile::create(OrderPath);
+  if (!Order)
+    return Order.takeError();
+  size_t Skipped = 0;
+  if (Error E = R.writeOutputFile([&](raw_ostream &OS) {
+        writePropellerClusters(L, R.image(), OS, Skipped);
+        writeSymbolOrder(L, R.image(), (*Order)->os());
+        return Error::success();
+      }))
+    return E;
+  if (Skipped)
+    R.Diags.warning(formatv("{0}: {1} hot local functions left out: their "
+                            "name is shared and no source file tells them "
+                            "apart",
+                            R.Opts.Output, Skipped));
+  return (*Order)->commit();
 }
 
 /// llvm-profgen's unsymbolized profile: raw counts, for
@@ -432,11 +550,10 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
   // here: built only for them.
   if (R.Opts.Stats || R.Opts.Dump == "cfg")
     R.binaryProfile();
-  return finishSampleProfile(R, CP.Profiles, Kind, Probes != nullptr,
-                             CP.PreInlined, [&] {
-                               printContextProfileStats(
-                                   CP.Stats, R.raw().Contexts.Stats, R.Err);
-                             });
+  return finishSampleProfile(
+      R, CP.Profiles, Kind, Probes != nullptr, CP.PreInlined, [&] {
+        printContextProfileStats(CP.Stats, R.raw().Contexts.Stats, R.Err);
+      });
 }
 
 Error writeProbeProfile(const Run &R, const PseudoProbes &Probes) {
@@ -482,8 +599,8 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
     return Error::success();
   };
   if (WithContexts) {
-    if (Error E = symbolize(contextProfileAddresses(R.raw(), R.Bin.Dso,
-                                                    R.image(), *R.Oracle)))
+    if (Error E = symbolize(
+            contextProfileAddresses(R.raw(), R.Bin.Dso, R.image(), *R.Oracle)))
       return E;
     return writeContextProfile(R, Sym->get(), nullptr,
                                "context-sensitive (call stacks and branch "
@@ -515,11 +632,9 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
   R.Diags.ratio(SS.InstructionsNoDebug, SS.Instructions, 0.5,
                 "of the executed instructions have no line information; "
                 "their samples are not in the profile");
-  std::string Kind = std::string("line-based (DWARF lines") +
-                     (R.Opts.UseDwarfCorrelation
-                          ? ", --use-dwarf-correlation"
-                          : "") +
-                     ")";
+  std::string Kind =
+      std::string("line-based (DWARF lines") +
+      (R.Opts.UseDwarfCorrelation ? ", --use-dwarf-correlation" : "") + ")";
   return finishSampleProfile(R, SP.Profiles, Kind, false, false,
                              [&] { printSampleProfileStats(SS, R.Err); });
 }
@@ -563,20 +678,7 @@ Error writeSampleProfileOutput(const Run &R) {
 }
 
 /// The output of one binary, by its kind.
-Error writeOutput(const Run &R) {
-  switch (R.Format) {
-  case OutputFormat::Fdata:
-    return writeFdataOutput(R);
-  case OutputFormat::PreAggregated:
-    return writePreAggregatedOutput(R);
-  case OutputFormat::Unsymbolized:
-    return writeUnsymbolizedOutput(R);
-  case OutputFormat::BoltYaml:
-    return writeBoltYamlOutput(R);
-  default:
-    return writeSampleProfileOutput(R);
-  }
-}
+Error writeOutput(const Run &R) { return outputKind(R.Format).Write(R); }
 
 BinaryOptions binaryOptions(const GenerateOptions &Opts) {
   BinaryOptions BO;
@@ -597,14 +699,7 @@ std::string allBinariesName(StringRef Recorded, const SelectedBinary &B,
   std::string Base = recordedFileName(Recorded).str();
   if (!B.image().buildId().empty())
     Base += "-" + toHex(B.image().buildId(), /*LowerCase=*/true);
-  StringRef Ext = F == OutputFormat::Fdata           ? ".fdata"
-                  : F == OutputFormat::PreAggregated ? ".preagg"
-                  : F == OutputFormat::Text          ? ".txt"
-                  : F == OutputFormat::Gcov          ? ".afdo"
-                  : F == OutputFormat::Unsymbolized  ? ".unsym"
-                  : F == OutputFormat::Raw           ? ".lbrraw"
-                  : F == OutputFormat::BoltYaml      ? ".yaml"
-                                                     : ".prof";
+  StringRef Ext = outputKind(F).FileExtension;
   std::string Name = Base + Ext.str();
   for (unsigned K = 2; !Taken.insert(Name).second; ++K)
     Name = formatv("{0}-{1}{2}", Base, K, Ext);
@@ -617,11 +712,11 @@ std::string allBinariesName(StringRef Recorded, const SelectedBinary &B,
 /// fails only when no file could be.
 Error writeAllBinaries(const GenerateOptions &Opts, OutputFormat Format,
                        unsigned Threads, LbrAggregator &Agg,
-                       const Recording &Rec, raw_ostream &Out,
-                       raw_ostream &Err, Diagnostics &Diags) {
+                       const Recording &Rec, raw_ostream &Out, raw_ostream &Err,
+                       Diagnostics &Diags) {
   if (std::error_code EC = sys::fs::create_directories(Opts.Output))
-    return makeError("{0}: cannot make the output directory: {1}",
-                     Opts.Output, EC.message());
+    return makeError("{0}: cannot make the output directory: {1}", Opts.Output,
+                     EC.message());
   if (!sys::fs::is_directory(Opts.Output))
     return makeError("{0}: not a directory (--all-binaries writes one file "
                      "per binary into -o's directory)",
@@ -726,9 +821,8 @@ Error writeAllBinaries(const GenerateOptions &Opts, OutputFormat Format,
     One.Output = std::string(OutPath);
     if (Opts.Stats)
       Err << "== " << Bin->Path << ": " << One.Output << "\n";
-    if (Error E = writeOutput(
-            Run{One, Format, Threads, Agg, Rec, *Bin, nullptr, Out, Err,
-                Diags})) {
+    if (Error E = writeOutput(Run{One, Format, Threads, Agg, Rec, *Bin, nullptr,
+                                  Out, Err, Diags})) {
       skip(toString(std::move(E)));
       continue;
     }
@@ -754,8 +848,9 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   Expected<OutputFormat> Format = validate(Opts);
   if (!Format)
     return Format.takeError();
-  unsigned Threads = Opts.Threads ? Opts.Threads
-                                  : std::max(1u, std::thread::hardware_concurrency());
+  unsigned Threads = Opts.Threads
+                         ? Opts.Threads
+                         : std::max(1u, std::thread::hardware_concurrency());
   AggregateOptions AO;
   AO.WindowWeighting = Opts.WindowWeighting;
   AO.Threads = Threads;
@@ -768,9 +863,9 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   DebugFileOptions Debug = debugFileOptions(Opts);
   std::unique_ptr<BinaryImage> OracleImage;
   std::unique_ptr<BinaryTransferOracle> Oracle;
-  bool KeepsContexts = (isSampleProfile(*Format) &&
-                        *Format != OutputFormat::Gcov) ||
-                       *Format == OutputFormat::Raw;
+  bool KeepsContexts =
+      (isSampleProfile(*Format) && *Format != OutputFormat::Gcov) ||
+      *Format == OutputFormat::Raw;
   if (KeepsContexts && !dumpOnly(Opts) && !Opts.IgnoreStackSamples &&
       !Opts.Binary.empty() && !Opts.Kernel) {
     Expected<std::unique_ptr<BinaryImage>> I =
@@ -791,8 +886,8 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   if (!Opts.Kernel)
     IO.AssumeBinary = Opts.Binary;
   IO.AssumeImage = OracleImage.get();
-  IO.SampleUnits = Opts.WindowWeighting ? CountUnits::Estimates
-                                        : CountUnits::Entries;
+  IO.SampleUnits =
+      Opts.WindowWeighting ? CountUnits::Estimates : CountUnits::Entries;
   IO.Weights = Opts.Weights;
   IO.DecayHalfLife = Opts.DecayHalfLife;
   IO.DecayTo = Opts.DecayTo;
@@ -803,8 +898,7 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
     Col.emplace(Agg, AO, DefaultPathLength);
     IO.Report = &Col->Counts;
   }
-  PerfEventHandler &Handler =
-      Col ? static_cast<PerfEventHandler &>(*Col) : Agg;
+  PerfEventHandler &Handler = Col ? static_cast<PerfEventHandler &>(*Col) : Agg;
   Expected<Recording> Rec = readRecording(IO, Agg, Handler, Diags);
   if (!Rec)
     return Rec.takeError();
@@ -828,8 +922,7 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
                                Opts.Output, Col ? &Col->Counts : nullptr);
   }
   if (Opts.AllBinaries)
-    return writeAllBinaries(Opts, *Format, Threads, Agg, *Rec, Out, Err,
-                            Diags);
+    return writeAllBinaries(Opts, *Format, Threads, Agg, *Rec, Out, Err, Diags);
   BinaryOptions BO = binaryOptions(Opts);
   Expected<SelectedBinary> Bin =
       selectBinary(*Rec, Raw, Agg.maps(), BO, OracleImage.get());
@@ -842,8 +935,8 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
     Diags.note(Other);
   if (Error E = foldMappings(Raw, *Bin, Agg.maps()))
     return E;
-  return writeOutput(Run{Opts, *Format, Threads, Agg, *Rec, *Bin,
-                         Oracle.get(), Out, Err, Diags});
+  return writeOutput(Run{Opts, *Format, Threads, Agg, *Rec, *Bin, Oracle.get(),
+                         Out, Err, Diags});
 }
 
 } // namespace

@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Config.h"
-#include "lbr2prof/GitCommit.h"
 #include "lbr2prof/Driver/Dump.h"
 #include "lbr2prof/Driver/Generate.h"
 #include "lbr2prof/Driver/Merge.h"
 #include "lbr2prof/Driver/ReportCommand.h"
+#include "lbr2prof/GitCommit.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
 #include "llvm/Support/InitLLVM.h"
@@ -114,9 +114,9 @@ int main(int argc, char **argv) {
   perf record -o - -b ./app | lbr2prof dump --summary -
   lbr2prof dump script.txt                 perf script text works as input too
   lbr2prof report perf.data --binary app   hot branches, outcomes, latency, paths, calls)");
-  App.set_version_flag("--version",
-                       "lbr2prof " LBR2PROF_VERSION " (LLVM " LBR2PROF_LLVM_VERSION
-                       "), commit " LBR2PROF_GIT_COMMIT);
+  App.set_version_flag("--version", "lbr2prof " LBR2PROF_VERSION
+                                    " (LLVM " LBR2PROF_LLVM_VERSION
+                                    "), commit " LBR2PROF_GIT_COMMIT);
   App.require_subcommand(0, 1);
 
   GenerateOptions Gen;
@@ -144,16 +144,21 @@ int main(int argc, char **argv) {
   App.add_option("--sysroot", Gen.Sysroot,
                  "Find the recorded files under this root (the recorded "
                  "path appended to it)");
+  std::vector<std::string> FormatNames;
+  for (StringRef N : outputFormatNames())
+    FormatNames.push_back(N.str());
   App.add_option("--format", FormatName,
                  "fdata | preagg | text | binary | extbinary | gcov | "
-                 "unsymbolized | raw | bolt-yaml (default: from the output "
-                 "name: .fdata, .preagg/.pa, .txt, .prof/.profdata, .afdo, "
-                 ".lbrraw, .yaml/.yml; "
+                 "unsymbolized | raw | bolt-yaml | propeller (default: from "
+                 "the output name: .fdata, .preagg/.pa, .txt, "
+                 ".prof/.profdata, .afdo, .lbrraw, .yaml/.yml, .propeller; "
                  "unsymbolized is llvm-profgen's --skip-symbolization text, "
                  "raw the counts of every mapped file, to merge)")
-      ->check(CLI::IsMember({"auto", "fdata", "preagg", "text", "binary",
-                             "extbinary", "gcov", "unsymbolized", "raw",
-                             "bolt-yaml"}));
+      ->check(CLI::IsMember(FormatNames));
+  App.add_option("--symbol-order", Gen.SymbolOrder,
+                 "Propeller output: write the function order for ld.lld "
+                 "--symbol-ordering-file here (default: -o's name with "
+                 ".symorder for its extension)");
   App.add_option("--pid", Gen.Pids, "Only samples of these processes");
   App.add_flag("--ignore-build-id", Gen.IgnoreBuildId,
                "Use the binary even if its build-id differs from the "
@@ -436,18 +441,7 @@ int main(int argc, char **argv) {
     errs() << App.help();
     return 1;
   }
-  static const std::pair<const char *, OutputFormat> Formats[] = {
-      {"auto", OutputFormat::Auto},          {"fdata", OutputFormat::Fdata},
-      {"preagg", OutputFormat::PreAggregated}, {"text", OutputFormat::Text},
-      {"binary", OutputFormat::Binary},
-      {"extbinary", OutputFormat::ExtBinary},
-      {"gcov", OutputFormat::Gcov},
-      {"unsymbolized", OutputFormat::Unsymbolized},
-      {"raw", OutputFormat::Raw},
-      {"bolt-yaml", OutputFormat::BoltYaml}};
-  for (auto &[N, F] : Formats)
-    if (FormatName == N)
-      Gen.Format = F;
+  Gen.Format = outputFormatByName(FormatName).value_or(OutputFormat::Auto);
   if (Error E = runGenerate(Gen, outs(), errs()))
     return reportError(std::move(E));
   return 0;

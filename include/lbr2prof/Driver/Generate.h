@@ -34,8 +34,17 @@ enum class OutputFormat {
   /// A raw profile of every mapped file (.lbrraw; RawProfileFile.h).
   Raw,
   /// BOLT's YAML profile (.yaml, perf2bolt -w; BoltYaml.h).
-  BoltYaml
+  BoltYaml,
+  /// Propeller's basic block cluster list (.propeller, clang
+  /// -fbasic-block-sections=list=) and a symbol order for lld
+  /// (Propeller.h).
+  Propeller
 };
+
+/// --format's name of each format ("fdata", "bolt-yaml", ...; "auto").
+llvm::ArrayRef<llvm::StringRef> outputFormatNames();
+/// The format --format=Name names, if any.
+std::optional<OutputFormat> outputFormatByName(llvm::StringRef Name);
 
 struct GenerateOptions {
   std::vector<std::string> Inputs;
@@ -43,6 +52,9 @@ struct GenerateOptions {
   std::string Binary;
   std::string Output;
   OutputFormat Format = OutputFormat::Auto;
+  /// Propeller output: where the symbol order goes (empty: Output with its
+  /// extension replaced by .symorder).
+  std::string SymbolOrder;
   std::vector<uint32_t> Pids;
   bool IgnoreBuildId = false;
   /// Profile the kernel: Binary is a vmlinux, the samples are those on the
