@@ -42,6 +42,7 @@
 #include "lbr2prof/Binary/Symbolizer.h"
 #include "LineRows.h"
 #include "UnitSubroutines.h"
+#include "lbr2prof/Support/Arena.h"
 #include "lbr2prof/Support/Error.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -81,13 +82,11 @@ public:
   /// Function and file names, each kept once: equal names are equal
   /// pointers, so the profile builders can key their caches on them.
   /// Only LLVM's own code (UniqueStringSaver) allocates from Alloc; see
-  /// keepFrames() for why this file must not.
+  /// Support/Arena.h for why ours must not.
   BumpPtrAllocator Alloc;
   UniqueStringSaver Names{Alloc};
-  /// The inline stacks of the answers, in chunks reserved up front and
-  /// only appended to within their capacity, so a stack never moves.
-  std::vector<std::vector<SourceFrame>> FrameChunks;
-  static constexpr size_t FrameChunkSize = 4096;
+  /// The inline stacks of the answers; a stack never moves.
+  Arena Frames;
   std::string DwpFile;
   bool Isolate = true;
   /// Keep discriminators as written (GCC's), not decoded as LLVM's.
@@ -108,7 +107,7 @@ public:
     F.DupFactor = DILocation::getDuplicationFactorFromDiscriminator(D);
   }
   /// One answer: 24 bytes, no heap of its own. The frames live in
-  /// FrameChunks (so they never move, and frames() answers stay valid);
+  /// Frames (so they never move, and frames() answers stay valid);
   /// consecutive answers with the same inline stack (instructions of one
   /// function on different lines) share one copy.
   struct Rec {
@@ -274,25 +273,9 @@ public:
       R.Frames = keepFrames(Ans.Frames);
     return R;
   }
-  /// A lasting copy of F (not empty).
-  ///
-  /// Not Alloc.Allocate(): that would compile BumpPtrAllocator's slow path
-  /// into this file, and the linker keeps one copy of such an inline
-  /// function for the whole program. Under ASan this file's copy poisons a
-  /// new slab and unpoisons only the bytes it hands out, while LLVM's
-  /// uninstrumented libraries inline the fast path without the unpoisoning:
-  /// every name UniqueStringSaver saved after the first one of a slab lay in
-  /// poisoned memory, and its memcpy was reported as a use-after-poison.
+  /// A lasting copy of F (not empty), in Frames (not Alloc: see Arena.h).
   SourceFrame *keepFrames(ArrayRef<SourceFrame> F) {
-    if (FrameChunks.empty() ||
-        FrameChunks.back().capacity() - FrameChunks.back().size() < F.size()) {
-      FrameChunks.emplace_back();
-      FrameChunks.back().reserve(std::max(F.size(), FrameChunkSize));
-    }
-    std::vector<SourceFrame> &C = FrameChunks.back();
-    size_t At = C.size();
-    C.insert(C.end(), F.begin(), F.end()); // Within capacity: never moves.
-    return C.data() + At;
+    return Frames.copy(F.data(), F.size());
   }
   /// Frames with interned names are equal if their names are the same
   /// pointers.

@@ -30,7 +30,7 @@ bool UnitSubroutines::scan(DWARFUnit &Unit) {
   U = &Unit;
   Subs.clear();
   AddrMap.clear();
-  MapNodes.Reset();
+  MapNodes.reset();
   if (Unit.isDWOUnit() || Unit.getDWOId())
     return false;
   DWARFDie UnitDie = Unit.getUnitDIE(/*ExtractUnitDIEOnly=*/true);

@@ -25,7 +25,7 @@
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/Allocator.h"
+#include "lbr2prof/Support/Arena.h"
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -70,10 +70,10 @@ private:
   /// a node per range from malloc was half the scan's time.
   template <typename T> struct Bump {
     using value_type = T;
-    llvm::BumpPtrAllocator *A;
-    explicit Bump(llvm::BumpPtrAllocator *A) : A(A) {}
+    Arena *A;
+    explicit Bump(Arena *A) : A(A) {}
     template <typename U> Bump(const Bump<U> &O) : A(O.A) {}
-    T *allocate(size_t N) { return A->Allocate<T>(N); }
+    T *allocate(size_t N) { return A->make<T>(N); }
     void deallocate(T *, size_t) {}
     template <typename U> bool operator==(const Bump<U> &O) const {
       return A == O.A;
@@ -83,7 +83,7 @@ private:
     }
   };
   using MapValue = std::pair<const uint64_t, std::pair<uint64_t, uint32_t>>;
-  llvm::BumpPtrAllocator MapNodes;
+  Arena MapNodes;
   /// LowPC -> (HighPC, index in Subs), as DWARFUnit's AddrDieMap.
   std::map<uint64_t, std::pair<uint64_t, uint32_t>, std::less<uint64_t>,
            Bump<MapValue>>

@@ -125,8 +125,7 @@ Error ReportCollector::onSample(const Sample &S, const RecordInfo &R) {
                   Frames.size() * sizeof(Loc));
     auto It = Windows.find(CachedHashStringRef(Key));
     if (It == Windows.end()) {
-      char *Copy = WindowBytes.Allocate<char>(Key.size());
-      std::memcpy(Copy, Key.data(), Key.size());
+      const char *Copy = WindowBytes.copy(Key.data(), Key.size());
       It = Windows.try_emplace(CachedHashStringRef(StringRef(Copy, Key.size())),
                                0)
                .first;

@@ -14,9 +14,9 @@
 
 #include "lbr2prof/Aggregate/LbrAggregator.h"
 #include "lbr2prof/Aggregate/ReportCounts.h"
+#include "lbr2prof/Support/Arena.h"
 #include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include <array>
@@ -131,7 +131,7 @@ public:
   /// the binary is chosen): the IP's Loc, then each usable entry's from
   /// and to Locs, newest first; identical windows counted once.
   llvm::DenseMap<llvm::CachedHashStringRef, uint64_t> Windows;
-  llvm::BumpPtrAllocator WindowBytes;
+  Arena WindowBytes;
   uint64_t SamplesWithWindows = 0;
 
 private:
