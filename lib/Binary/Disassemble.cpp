@@ -10,21 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BinaryImpl.h"
+#include "lbr2prof/Binary/McTarget.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/MC/MCAsmInfo.h"
-#include "llvm/MC/MCContext.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstPrinter.h"
 #include "llvm/MC/MCInstrAnalysis.h"
 #include "llvm/MC/MCInstrInfo.h"
-#include "llvm/MC/MCObjectFileInfo.h"
-#include "llvm/MC/MCRegisterInfo.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/MCTargetOptions.h"
-#include "llvm/MC/TargetRegistry.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/TargetParser/Triple.h"
 #include <cctype>
@@ -43,67 +36,37 @@ void LLVMInitializeAArch64Disassembler();
 
 namespace lbr2prof {
 
-void initTargets() {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86Disassembler();
-    LLVMInitializeAArch64TargetInfo();
-    LLVMInitializeAArch64TargetMC();
-    LLVMInitializeAArch64Disassembler();
-  });
-}
-
 namespace {
 
 /// MC objects for one thread.
 struct Decoder {
-  std::unique_ptr<MCRegisterInfo> MRI;
-  std::unique_ptr<MCAsmInfo> MAI;
-  std::unique_ptr<MCSubtargetInfo> STI;
-  std::unique_ptr<MCInstrInfo> MII;
-  std::unique_ptr<MCContext> Ctx;
-  std::unique_ptr<MCDisassembler> Dis;
+  std::unique_ptr<McTarget> M;
   std::unique_ptr<MCInstrAnalysis> MIA;
   /// For hashedInstructions() only, made on first use: the AT&T printer
   /// (BOLT's default variant) and opcodes by name.
   std::unique_ptr<MCInstPrinter> Printer;
   StringMap<unsigned> OpcodeByName;
-  Triple TT;
   bool Ok = false;
 
   explicit Decoder(StringRef Arch) {
-    initTargets();
-    TT = Triple(Arch == "aarch64" ? "aarch64-unknown-linux-gnu"
-                                  : "x86_64-unknown-linux-gnu");
-    std::string Err;
-    const Target *T = TargetRegistry::lookupTarget(TT.getTriple(), Err);
-    if (!T)
+    Expected<std::unique_ptr<McTarget>> Made =
+        McTarget::create(Triple(Arch == "aarch64" ? "aarch64-unknown-linux-gnu"
+                                                  : "x86_64-unknown-linux-gnu"));
+    if (!Made) {
+      consumeError(Made.takeError());
       return;
-    MRI.reset(T->createMCRegInfo(TT.getTriple()));
-    MCTargetOptions Opts;
-    MAI.reset(T->createMCAsmInfo(*MRI, TT.getTriple(), Opts));
-    STI.reset(T->createMCSubtargetInfo(TT.getTriple(), "", ""));
-    MII.reset(T->createMCInstrInfo());
-    if (!MRI || !MAI || !STI || !MII)
-      return;
-    Ctx = std::make_unique<MCContext>(TT, MAI.get(), MRI.get(), STI.get());
-    Dis.reset(T->createMCDisassembler(*STI, *Ctx));
-    MIA.reset(T->createMCInstrAnalysis(MII.get()));
-    Ok = Dis && MIA;
+    }
+    M = std::move(*Made);
+    MIA = M->makeAnalysis();
+    Ok = bool(MIA);
   }
 
   bool preparePrinter() {
     if (Printer)
       return true;
-    std::string Err;
-    const Target *T = TargetRegistry::lookupTarget(TT.getTriple(), Err);
-    if (!T)
-      return false;
-    Printer.reset(T->createMCInstPrinter(TT, 0, *MAI, *MII, *MRI));
-    for (unsigned O = 0, N = MII->getNumOpcodes(); O < N; ++O)
-      OpcodeByName[MII->getName(O)] = O;
+    Printer = M->makePrinter();
+    for (unsigned O = 0, N = M->MII->getNumOpcodes(); O < N; ++O)
+      OpcodeByName[M->MII->getName(O)] = O;
     return bool(Printer);
   }
 
@@ -114,7 +77,7 @@ struct Decoder {
   }
 
   InstKind classify(const MCInst &MI) const {
-    const MCInstrDesc &D = MII->get(MI.getOpcode());
+    const MCInstrDesc &D = M->MII->get(MI.getOpcode());
     if (MIA->isReturn(MI))
       return InstKind::Return;
     if (MIA->isCall(MI))
@@ -169,7 +132,7 @@ void BinaryImage::Impl::decode(const FunctionSym &F,
     ArrayRef<uint8_t> Bytes = Sec->Bytes.slice(A - Sec->Addr, End - A);
     Inst I;
     I.Addr = A;
-    if (D.Dis->getInstruction(MI, Size, Bytes, A, nulls()) ==
+    if (D.M->Dis->getInstruction(MI, Size, Bytes, A, nulls()) ==
             MCDisassembler::Success &&
         Size) {
       I.Size = uint8_t(Size);
@@ -238,7 +201,7 @@ BinaryImage::hashedInstructions(unsigned FuncIndex) const {
     MCInst MI;
     uint64_t Size = 0;
     if (In.Addr + In.Size > SecEnd ||
-        D.Dis->getInstruction(MI, Size,
+        D.M->Dis->getInstruction(MI, Size,
                               Sec->Bytes.slice(In.Addr - Sec->Addr, In.Size),
                               In.Addr, nulls()) != MCDisassembler::Success ||
         Size != In.Size) {
@@ -248,7 +211,7 @@ BinaryImage::hashedInstructions(unsigned FuncIndex) const {
       Out.push_back(std::move(H));
       continue;
     }
-    StringRef Name = D.MII->getName(MI.getOpcode());
+    StringRef Name = D.M->MII->getName(MI.getOpcode());
     H.Nop = Name.starts_with("NOOP");
     H.Mnemonic = D.mnemonic(MI);
     // BOLT hashes a conditional branch by its short form: the encoding
@@ -278,7 +241,7 @@ BinaryImage::hashedInstructions(unsigned FuncIndex) const {
       // RIP is only ever the base of a memory operand (base, scale,
       // index, displacement, segment); lea's is typed as no memory.
       if (Op.isReg() && Op.getReg() && K + 4 < MI.getNumOperands() &&
-          StringRef(D.MRI->getName(Op.getReg())) == "RIP" &&
+          StringRef(D.M->MRI->getName(Op.getReg())) == "RIP" &&
           MI.getOperand(K + 3).isImm()) {
         appendInteger(H.Operands, Op.getReg());
         appendInteger(H.Operands, uint64_t(MI.getOperand(K + 1).getImm()));

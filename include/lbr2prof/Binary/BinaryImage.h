@@ -26,11 +26,6 @@
 
 namespace lbr2prof {
 
-/// Registers LLVM's X86 and AArch64 MC targets and disassemblers, once
-/// (thread-safe): what the disassembly here and the report's annotated
-/// view need.
-void initTargets();
-
 /// A PT_LOAD program header.
 struct Segment {
   uint64_t VAddr = 0, MemSize = 0;
