@@ -200,6 +200,14 @@ const Inst *Analyzer::instAt(uint64_t A) {
   return I < 0 ? nullptr : &Insts[I];
 }
 
+/// The function and DSO tables' order: samples, then taken branches.
+template <typename Row>
+static bool moreSamplesThenTaken(const Row &A, const Row &B) {
+  if (A.Samples != B.Samples)
+    return A.Samples > B.Samples;
+  return A.Taken > B.Taken;
+}
+
 /// Orders V by L, keeping the current order among equals (rows arrive in
 /// address order, so the output is deterministic), and keeps Top rows.
 template <class T, class Less>
@@ -560,11 +568,7 @@ void Analyzer::functions(ReportData &D) {
   for (auto &[N, R] : Out)
     V.push_back(std::move(R));
   D.FunctionRowsAll = V.size();
-  sortAndCut(V, Opts.Top, [](const FunctionRow &A, const FunctionRow &B) {
-    if (A.Samples != B.Samples)
-      return A.Samples > B.Samples;
-    return A.Taken > B.Taken;
-  });
+  sortAndCut(V, Opts.Top, moreSamplesThenTaken<FunctionRow>);
   D.Functions = std::move(V);
 }
 
@@ -878,11 +882,7 @@ void Analyzer::dsos(ReportData &D) {
     V.push_back(std::move(R));
   }
   D.DsoRowsAll = V.size();
-  sortAndCut(V, Opts.Top, [](const DsoRow &A, const DsoRow &B) {
-    if (A.Samples != B.Samples)
-      return A.Samples > B.Samples;
-    return A.Taken > B.Taken;
-  });
+  sortAndCut(V, Opts.Top, moreSamplesThenTaken<DsoRow>);
   D.Dsos = std::move(V);
 }
 
