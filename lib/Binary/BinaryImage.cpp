@@ -50,15 +50,47 @@ std::optional<uint64_t> BinaryImage::fileOffsetToAddr(uint64_t Off) const {
 }
 
 int BinaryImage::functionAt(uint64_t Addr) const {
-  const auto &F = I->Functions;
-  auto It = std::upper_bound(F.begin(), F.end(), Addr,
-                             [](uint64_t A, const FunctionSym &S) {
-                               return A < S.Start;
-                             });
-  if (It == F.begin())
+  const std::vector<uint64_t> &S = I->Starts;
+  if (S.empty() || Addr < S.front())
     return -1;
-  --It;
-  return Addr < It->End ? int(It - F.begin()) : -1;
+  auto Lo = S.begin(), Hi = S.end();
+  uint64_t Page = (Addr - S.front()) >> Impl::PageShift;
+  if (!I->PageFirst.empty()) {
+    // Only the starts in Addr's page are searched; if none is at or
+    // before Addr, the answer is the function before the page's first.
+    size_t P = std::min<size_t>(Page, I->PageFirst.size() - 1);
+    Lo += I->PageFirst[P];
+    if (P + 1 < I->PageFirst.size())
+      Hi = S.begin() + I->PageFirst[P + 1];
+  }
+  auto It = std::upper_bound(Lo, Hi, Addr);
+  if (It == S.begin())
+    return -1;
+  size_t K = size_t(It - S.begin()) - 1;
+  return Addr < I->Functions[K].End ? int(K) : -1;
+}
+
+void BinaryImage::Impl::indexFunctions() {
+  Starts.clear();
+  PageFirst.clear();
+  Starts.reserve(Functions.size());
+  for (const FunctionSym &F : Functions)
+    Starts.push_back(F.Start);
+  if (Starts.empty())
+    return;
+  uint64_t Pages = ((Starts.back() - Starts.front()) >> PageShift) + 1;
+  // A page index as large as the symbols themselves at most (4 bytes a page
+  // against 100+ a symbol); a sparse layout keeps the plain search.
+  if (Pages > 16 * Starts.size() + 1024)
+    return;
+  PageFirst.resize(Pages + 1);
+  size_t K = 0;
+  for (uint64_t P = 0; P <= Pages; ++P) {
+    uint64_t Base = Starts.front() + (P << PageShift);
+    while (K < Starts.size() && Starts[K] < Base)
+      ++K;
+    PageFirst[P] = uint32_t(K);
+  }
 }
 
 int instIndexAt(ArrayRef<Inst> Insts, uint64_t Addr) {
@@ -522,6 +554,7 @@ BinaryImage::open(StringRef Path, const DebugFileOptions *Debug) {
                      toString(std::move(E)));
   I->DebugOpts = nullptr; // the caller's; not kept past open()
   I->Decoded.reset(new Impl::Slot[I->Functions.size()]);
+  I->indexFunctions();
   return std::unique_ptr<BinaryImage>(new BinaryImage(std::move(I)));
 }
 
