@@ -13,12 +13,13 @@
 //     aligns loop headers before it orders the blocks by the cluster list,
 //     so the alignment stays): a fall-through into it runs the padding;
 //   - hot blocks are those with a count, and the entry; they go into one
-//     cluster in the best of three orders: the address order, ext-TSP's
-//     (llvm::codelayout::computeExtTspLayout, the entry stays first) and
-//     ext-TSP's without the edges into aligned blocks, judged by ext-TSP's
-//     score less the counts of the fall-throughs into aligned blocks
-//     (one through padding is worth no more than a jump); on a tie the
-//     address order stays; the others are left to the cold section;
+//     cluster in the best of four orders: the address order, ext-TSP's
+//     (llvm::codelayout::computeExtTspLayout, the entry stays first),
+//     ext-TSP's without the edges into aligned blocks and ext-TSP's with
+//     those edges at 0.1 of their count, judged by ext-TSP's score less
+//     0.9 x the counts of the fall-throughs into aligned blocks (one
+//     through padding is worth a short jump); on a tie the address order
+//     stays; the others are left to the cold section;
 //   - hot functions (with a counted block) are ordered by Cache-Directed
 //     Sort (computeCacheDirectedLayout, ext-TSP's extension to functions)
 //     over the calls between them, sized by their hot blocks.
