@@ -9,11 +9,17 @@
 //     alignment padding between them (the
 //     BinaryProfile's fall-through edge where its CFG has a block boundary,
 //     else the count of the instruction before: it falls through always);
-//   - hot blocks are those with a count, and the entry; they are ordered by
-//     ext-TSP (llvm::codelayout::computeExtTspLayout, the entry stays first)
-//     into one cluster, unless ext-TSP scores that order no higher than
-//     the address order (then the address order stays); the others are
-//     left to the cold section;
+//   - a block is aligned if padding lies before it in the binary (clang
+//     aligns loop headers before it orders the blocks by the cluster list,
+//     so the alignment stays): a fall-through into it runs the padding;
+//   - hot blocks are those with a count, and the entry; they go into one
+//     cluster in the best of four orders: the address order, ext-TSP's
+//     (llvm::codelayout::computeExtTspLayout, the entry stays first),
+//     ext-TSP's without the edges into aligned blocks and ext-TSP's with
+//     those edges at 0.1 of their count, judged by ext-TSP's score less
+//     0.9 x the counts of the fall-throughs into aligned blocks (one
+//     through padding is worth a short jump); on a tie the address order
+//     stays; the others are left to the cold section;
 //   - hot functions (with a counted block) are ordered by Cache-Directed
 //     Sort (computeCacheDirectedLayout, ext-TSP's extension to functions)
 //     over the calls between them, sized by their hot blocks.
@@ -45,6 +51,9 @@ struct FunctionLayout {
   /// ext-TSP scores (codelayout::calcExtTspScore) of the hot blocks in address
   /// order and in the new order.
   double ScoreBefore = 0, ScoreAfter = 0;
+  /// Counts of the edges that fall through into a block the compiler
+  /// aligned (runs of its padding), in address order and in the new order.
+  uint64_t PaddedBefore = 0, PaddedAfter = 0;
 };
 
 struct LayoutStats {
