@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The tables of compare.sh's multi-recording runs.
 
-    corpus_table.py BENCH_DIR PROGRAM...
+    corpus_table.py [--use KIND=NAME]... BENCH_DIR PROGRAM...
 
 For each PROGRAM, reads BENCH_DIR/PROGRAM/cg/NAME.cg (callgrind runs of
 the evaluation workload; NAME is o2, instr, or rR-KIND for the build of
@@ -17,6 +17,21 @@ programs, each cell the mean share and its values, and each tool's best
 kind per program. A program whose
 instrumented PGO gains less than 3 % by the estimate is marked "no PGO
 signal": shares of a gain that small are noise.
+
+--use KIND=NAME: in the corpus table and the geometric means, KIND's
+values come from the profiles measured as NAME (a LBR2PROF_VARIANTS
+name, e.g. lbr2prof-bsh2s150) in the programs that have NAME: a default
+changed since KIND was measured there, and NAME is the new default's
+profile (the per-program tables keep both).
+
+The corpus table ends with the geometric means over each half of the
+cross-validation split (HALVES: the tuning half chooses defaults, the
+held-out half only reports them), per kind over the programs of that half
+that have it: the geometric mean of the estcyc speedups (each program's
+mean over its recordings) and its share of instrumented PGO's geometric
+mean gain, 100*(G-1)/(G_instr-1), over the same programs. A geometric mean
+of the shares themselves is not defined: a profile that makes a program
+slower than -O2 has a negative share (bzip2's line profiles).
 """
 import csv
 import os
@@ -30,6 +45,10 @@ from pgo_stats import read_callgrind  # noqa: E402
 KINDS = ["lbr2prof-line", "lbr2prof-cs", "lbr2prof-probe", "lbr2prof-csspgo",
          "profgen-line", "profgen-cs", "profgen-csspgo", "create_llvm_prof"]
 SIGNAL = 1.03
+# The cross-validation split of issue 22 (README, Results), fixed before
+# any tuning run.
+HALVES = [("tuning", ["re2", "jq", "gawk"]),
+          ("held-out", ["sqlite", "bzip2", "lua"])]
 
 
 def load(bench, prog):
@@ -46,11 +65,12 @@ def load(bench, prog):
 
 
 def program_table(bench, prog):
-    """Returns {kind: [share per recording]}, instr speedup, lines."""
+    """Returns {kind: [share per recording]}, instr speedup, lines, and
+    {kind: mean speedup over its recordings}."""
     runs = load(bench, prog)
     lines = []
     if "o2" not in runs or "instr" not in runs:
-        return {}, None, ["%s: no o2 or instr measurement yet" % prog]
+        return {}, None, ["%s: no o2 or instr measurement yet" % prog], {}
     base = runs["o2"]["estcyc"]
     s_instr = base / runs["instr"]["estcyc"]
     per = {}
@@ -78,15 +98,40 @@ def program_table(bench, prog):
     lines.append("| profile | estcyc speedup, mean (per recording) | % of instr, mean (per recording) |")
     lines.append("|---|---|---|")
     order = [k for k in KINDS if k in per] + sorted(k for k in per if k not in KINDS)
-    shares = {}
+    shares, speedups = {}, {}
     for k in order:
         recs = sorted(per[k])
         sp = [per[k][i][0] for i in recs]
         sh = [per[k][i][1] for i in recs]
         shares[k] = sh
+        speedups[k] = statistics.mean(sp)
         lines.append("| %s | %.3f (%s) | %s |" % (
             k, statistics.mean(sp), ", ".join("%.3f" % x for x in sp), fmt_shares(sh)))
-    return shares, s_instr, lines
+    return shares, s_instr, lines, speedups
+
+
+def geomean_lines(progs, instr, allspeed):
+    """The geometric-mean rows, one table per half of the split."""
+    out = []
+    for half, members in HALVES:
+        ps = [p for p in members if p in progs and instr.get(p)]
+        if not ps:
+            continue
+        kinds = [k for k in KINDS if any(k in allspeed[p] for p in ps)]
+        kinds += sorted({k for p in ps for k in allspeed[p]} - set(kinds))
+        out.append("")
+        out.append("Geometric mean over the %s half (%s):" % (half, ", ".join(ps)))
+        out.append("")
+        out.append("| profile | programs | estcyc speedup, geomean | instr PGO, geomean | % of instr's geomean gain |")
+        out.append("|---|---|---|---|---|")
+        for k in kinds:
+            have = [p for p in ps if k in allspeed[p]]
+            g = statistics.geometric_mean([allspeed[p][k] for p in have])
+            gi = statistics.geometric_mean([instr[p] for p in have])
+            share = "%.0f" % (100.0 * (g - 1) / (gi - 1)) if abs(gi - 1) > 1e-9 else ""
+            out.append("| %s | %s | %.3f | %.3f | %s |" % (
+                k, ", ".join(have) if len(have) < len(ps) else "all %d" % len(ps), g, gi, share))
+    return out
 
 
 def fmt_shares(sh):
@@ -99,15 +144,24 @@ def fmt_shares(sh):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: corpus_table.py BENCH_DIR PROGRAM...")
-    bench, progs = sys.argv[1], sys.argv[2:]
-    allshares, instr = {}, {}
+    args, use = sys.argv[1:], {}
+    while len(args) >= 2 and args[0] == "--use" and "=" in args[1]:
+        k, n = args[1].split("=", 1)
+        use[k] = n
+        args = args[2:]
+    if len(args) < 2 or args[0].startswith("-"):
+        sys.exit("usage: corpus_table.py [--use KIND=NAME]... BENCH_DIR PROGRAM...")
+    bench, progs = args[0], args[1:]
+    allshares, instr, allspeed = {}, {}, {}
     for p in progs:
-        shares, s_instr, lines = program_table(bench, p)
+        shares, s_instr, lines, speedups = program_table(bench, p)
         print("\n".join(lines))
         print()
-        allshares[p], instr[p] = shares, s_instr
+        for k, n in use.items():
+            if n in shares:
+                shares[k], speedups[k] = shares.pop(n), speedups.pop(n)
+                print("%s: %s is %s here" % (p, k, n))
+        allshares[p], instr[p], allspeed[p] = shares, s_instr, speedups
     if len(progs) > 1:
         print("| profile | " + " | ".join(progs) + " |")
         print("|---|" + "---|" * len(progs))
@@ -127,6 +181,7 @@ def main():
                          if k.startswith(prefix) and any(x is not None for x in v)]
                 cells.append("%.0f (%s)" % max(means) if means else "")
             print("| best of %s | %s |" % (tool, " | ".join(cells)))
+    print("\n".join(geomean_lines(progs, instr, allspeed)))
 
 
 if __name__ == "__main__":

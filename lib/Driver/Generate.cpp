@@ -235,6 +235,8 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
        "sample profiles"},
       {Opts.IgnoreStackSamples, "--ignore-stack-samples", Sample || Raw,
        "sample profiles and raw profiles"},
+      {!Opts.LineZero.empty(), "--line-zero", Sample && !Gcov,
+       "line-based LLVM sample profiles"},
       {Opts.UseMD5, "--use-md5", Format == OutputFormat::ExtBinary,
        "extbinary sample profiles"},
       {Opts.MaxContextDepth.has_value(), "--max-context-depth", Contexts,
@@ -609,7 +611,15 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
   BinaryProfile P = R.binaryProfile();
   if (Error E = symbolize(sampleProfileAddresses(P, R.image())))
     return E;
-  SampleProfileResult SP = buildSampleProfile(P, R.image(), **Sym);
+  SampleProfileOptions SPO;
+  SPO.DwpFile = R.Opts.DwpFile;
+  if (R.Opts.LineZero == "keep")
+    SPO.LineZeroCode = LineZero::Keep;
+  Expected<SampleProfileResult> SPR =
+      buildSampleProfile(P, R.image(), **Sym, SPO);
+  if (!SPR)
+    return SPR.takeError();
+  SampleProfileResult &SP = *SPR;
   // Code ran, but none of it has a line (DWARF without subprograms, as
   // assembler output has, or with lines for other code only): an empty
   // profile would change nothing in clang, so say so instead of writing
@@ -667,6 +677,14 @@ Error writeSampleProfileOutput(const Run &R) {
                      "profiles are line-based: give --use-dwarf-correlation",
                      R.Bin.Path);
   bool WithContexts = R.Oracle && !R.raw().Contexts.empty();
+  if (!R.Opts.LineZero.empty() && (WithContexts || Probes.present()))
+    return makeError("{0}: --line-zero applies to line-based profiles "
+                     "without contexts, and this one would have {1}: give "
+                     "--ignore-stack-samples or leave --line-zero out",
+                     R.Bin.Path,
+                     Probes.present() ? "pseudo probes (line 0 has no "
+                                        "meaning for them)"
+                                      : "calling contexts (perf record -g)");
   if (!Probes.present())
     return writeLineProfile(R, WithContexts);
   if (WithContexts)

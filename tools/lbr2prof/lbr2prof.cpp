@@ -189,6 +189,13 @@ int main(int argc, char **argv) {
                "Sample profiles: ignore call stacks (perf record -b -g) and "
                "write a line-based profile instead of a context-sensitive "
                "one");
+  App.add_option("--line-zero", Gen.LineZero,
+                 "Line-based sample profiles: code on line 0 (made or merged "
+                 "by the compiler) is dropped (=drop, the default) or "
+                 "written at offset (0 - its function's line) & 0xffff, "
+                 "where clang looks for it (=keep, llvm-profgen's "
+                 "convention)")
+      ->check(CLI::IsMember({"drop", "keep"}).description(""));
   App.add_option("--max-context-depth", Gen.MaxContextDepth,
                  "Context-sensitive profiles: keep at most this many frames "
                  "of calling context, innermost first (default: all)");

@@ -87,6 +87,10 @@ struct GenerateOptions {
   /// Build a line-based profile even from samples with call stacks (which
   /// otherwise give a context-sensitive one, with --binary).
   bool IgnoreStackSamples = false;
+  /// Line-based sample profiles: what is done with code on line 0, "drop"
+  /// or "keep" (at (0 - function line) & 0xffff, llvm-profgen's
+  /// convention); empty: the default (SampleProfileOptions).
+  std::string LineZero;
   /// Frames of calling context kept (0 or unset: all; the outermost go
   /// first).
   std::optional<unsigned> MaxContextDepth;
