@@ -91,6 +91,8 @@ public:
   bool Isolate = true;
   /// Keep discriminators as written (GCC's), not decoded as LLVM's.
   bool GccDiscriminators = false;
+  /// SymbolizerOptions::KeepLineZero.
+  bool KeepLineZero = false;
   /// F's discriminator and duplication factor from the line table's D.
   /// LLVM packs a base discriminator, a duplication factor and a copy id
   /// into D; GCC writes a plain number per basic block of a line, which
@@ -452,6 +454,7 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
   I->DwpFile = Opts.DwpFile;
   I->Isolate = Opts.Isolate;
   I->GccDiscriminators = Opts.GccDiscriminators;
+  I->KeepLineZero = Opts.KeepLineZero;
   if (I->Isolate)
     I->HasDebug = hasDwarf(*I->Obj);
   else
@@ -468,7 +471,8 @@ void Symbolizer::Impl::lookup(uint64_t Addr, Answer &E) {
       {Addr, object::SectionedAddress::UndefSection}, Spec);
   for (uint32_t K = 0; K < Info.getNumberOfFrames(); ++K) {
     const DILineInfo &L = Info.getFrame(K);
-    if (L.FunctionName == DILineInfo::BadString || L.Line == 0)
+    if (L.FunctionName == DILineInfo::BadString ||
+        (L.Line == 0 && !KeepLineZero))
       continue;
     SourceFrame F;
     F.Function = Names.save(L.FunctionName);
@@ -669,7 +673,7 @@ void Symbolizer::Impl::lookupFast(uint64_t Addr, size_t K,
     CallFile = D.CallFile;
     CallLine = D.CallLine;
     CallDisc = D.CallDisc;
-    if (!D.HasName || Line == 0) {
+    if (!D.HasName || (Line == 0 && !KeepLineZero)) {
       Whole = false;
       continue;
     }

@@ -574,6 +574,7 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
     SO.Found = *D;
   SO.DwpFile = R.Opts.DwpFile;
   SO.GccDiscriminators = R.Format == OutputFormat::Gcov;
+  SO.KeepLineZero = R.Opts.LineZero == "keep";
   Expected<std::unique_ptr<Symbolizer>> Sym =
       Symbolizer::create(R.Bin.Path, R.image().buildId(), SO);
   if (!Sym)
@@ -611,15 +612,7 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
   BinaryProfile P = R.binaryProfile();
   if (Error E = symbolize(sampleProfileAddresses(P, R.image())))
     return E;
-  SampleProfileOptions SPO;
-  SPO.DwpFile = R.Opts.DwpFile;
-  if (R.Opts.LineZero == "keep")
-    SPO.LineZeroCode = LineZero::Keep;
-  Expected<SampleProfileResult> SPR =
-      buildSampleProfile(P, R.image(), **Sym, SPO);
-  if (!SPR)
-    return SPR.takeError();
-  SampleProfileResult &SP = *SPR;
+  SampleProfileResult SP = buildSampleProfile(P, R.image(), **Sym);
   // Code ran, but none of it has a line (DWARF without subprograms, as
   // assembler output has, or with lines for other code only): an empty
   // profile would change nothing in clang, so say so instead of writing

@@ -8,15 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/SampleProfileBuilder.h"
 #include "lbr2prof/Profile/ProfileDensity.h"
-#include "lbr2prof/Support/Error.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/DebugInfo/DWARF/DWARFContext.h"
-#include "llvm/IR/DebugInfoMetadata.h"
-#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/StringSaver.h"
 #include <algorithm>
-#include <deque>
 
 using namespace llvm;
 using namespace llvm::sampleprof;
@@ -130,78 +124,6 @@ std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
 }
 
 namespace {
-/// The inline stacks of the addresses the Symbolizer gives none for because
-/// a frame is on line 0, read from the DWARF in this process (only for
-/// LineZero::Keep: the Symbolizer drops them, and its fast readers are not
-/// ours to change here). Every frame's offset is (line - its function's
-/// line) & 0xffff, line 0 included, as clang's FunctionSamples::getOffset
-/// computes it for an instruction or an inlined call site; the
-/// discriminator is decoded as the Symbolizer decodes it.
-class LineZeroStacks {
-public:
-  static Expected<std::unique_ptr<LineZeroStacks>>
-  open(StringRef Path, StringRef DwpFile, BumpPtrAllocator &Alloc) {
-    auto Bin = object::ObjectFile::createObjectFile(Path);
-    if (!Bin)
-      return makeError("{0}: cannot read the debug info again for line-0 "
-                       "code (--line-zero=keep): {1}",
-                       Path, toString(Bin.takeError()));
-    std::unique_ptr<LineZeroStacks> L(new LineZeroStacks(Alloc));
-    L->Bin = std::move(*Bin);
-    // The Symbolizer reported this file's DWARF warnings already.
-    auto Quiet = [](Error E) { consumeError(std::move(E)); };
-    L->Ctx = DWARFContext::create(
-        *L->Bin.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
-        nullptr, DwpFile.str(), Quiet, Quiet);
-    return std::move(L);
-  }
-  /// The stack at Addr, innermost first, or empty if the address has no
-  /// enclosing subprogram with a name. Consecutive equal stacks share one
-  /// copy (a StackRun knows its stack by pointer).
-  ArrayRef<SourceFrame> frames(uint64_t Addr) {
-    DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::RawValue,
-                             DILineInfoSpecifier::FunctionNameKind::LinkageName);
-    DIInliningInfo Info = Ctx->getInliningInfoForAddress(
-        {Addr, object::SectionedAddress::UndefSection}, Spec);
-    SmallVector<SourceFrame, 4> Out;
-    for (uint32_t K = 0; K < Info.getNumberOfFrames(); ++K) {
-      const DILineInfo &L = Info.getFrame(K);
-      if (L.FunctionName == DILineInfo::BadString || L.FunctionName.empty())
-        return {};
-      SourceFrame F;
-      F.Function = Names.save(L.FunctionName);
-      F.LineOffset = (L.Line - L.StartLine) & 0xffff;
-      F.Discriminator = DILocation::getBaseDiscriminatorFromDiscriminator(
-          L.Discriminator, /*IsFSDiscriminator=*/false);
-      F.DupFactor =
-          DILocation::getDuplicationFactorFromDiscriminator(L.Discriminator);
-      F.Line = L.Line;
-      Out.push_back(F);
-    }
-    if (Out.empty())
-      return {};
-    auto Same = [](const SourceFrame &A, const SourceFrame &B) {
-      return A.Function.data() == B.Function.data() &&
-             A.LineOffset == B.LineOffset &&
-             A.Discriminator == B.Discriminator && A.DupFactor == B.DupFactor;
-    };
-    if (Stacks.empty() ||
-        !std::equal(Out.begin(), Out.end(), Stacks.back().begin(),
-                    Stacks.back().end(), Same))
-      Stacks.emplace_back(Out.begin(), Out.end());
-    return Stacks.back();
-  }
-
-private:
-  explicit LineZeroStacks(BumpPtrAllocator &Alloc) : Names(Alloc) {}
-  object::OwningBinary<object::ObjectFile> Bin;
-  std::unique_ptr<DWARFContext> Ctx;
-  /// Function names, in the result's allocator (the profiles keep them).
-  UniqueStringSaver Names;
-  /// Stacks given out, stable (a StackRun holds the last one).
-  std::deque<std::vector<SourceFrame>> Stacks;
-};
-
 /// A run of consecutive instructions with one inline stack: the Symbolizer
 /// shares one copy of a stack among consecutive addresses that have it, so
 /// the run is known by its pointer, and its node, location and
@@ -234,8 +156,7 @@ struct StackRun {
 /// (profile node, location), executed bytes added to the totals of the
 /// node's inline chain on the way.
 void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
-                    Symbolizer &Sym, LineZeroStacks *Zero, Nodes &N,
-                    SampleProfileStats &St) {
+                    Symbolizer &Sym, Nodes &N, SampleProfileStats &St) {
   StackRun Run;
   // Every instruction of a function that ran at all is visited: code that
   // never ran gets explicit 0 samples, which tells the compiler it is cold
@@ -252,16 +173,15 @@ void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
       if (Count)
         ++St.Instructions;
       ArrayRef<SourceFrame> Frames = Sym.frames(I.Addr);
-      // No stack: no line information, or a frame on line 0 (the only
-      // stacks Zero finds).
-      if (Frames.empty() && Zero) {
-        Frames = Zero->frames(I.Addr);
-        St.InstructionsLineZero += Count && !Frames.empty();
-      }
       if (Frames.empty()) {
         St.InstructionsNoDebug += Count != 0;
         continue;
       }
+      // Frames on line 0 come only with SymbolizerOptions::KeepLineZero.
+      if (Count && llvm::any_of(Frames, [](const SourceFrame &F) {
+            return F.Line == 0;
+          }))
+        ++St.InstructionsLineZero;
       if (Frames.data() != Run.Frames.data()) {
         Run.flush(N);
         Run.Frames = Frames;
@@ -386,20 +306,12 @@ void addProfileStats(const BinaryProfile &P, const BinaryImage &Image,
 }
 } // namespace
 
-Expected<SampleProfileResult>
-buildSampleProfile(const BinaryProfile &P, const BinaryImage &Image,
-                   Symbolizer &Sym, const SampleProfileOptions &Opts) {
+SampleProfileResult buildSampleProfile(const BinaryProfile &P,
+                                       const BinaryImage &Image,
+                                       Symbolizer &Sym) {
   SampleProfileResult R;
-  std::unique_ptr<LineZeroStacks> Zero;
-  if (Opts.LineZeroCode == LineZero::Keep) {
-    R.Names = std::make_unique<BumpPtrAllocator>();
-    auto Z = LineZeroStacks::open(Sym.debugPath(), Opts.DwpFile, *R.Names);
-    if (!Z)
-      return Z.takeError();
-    Zero = std::move(*Z);
-  }
   Nodes N(R.Profiles);
-  addBodySamples(P, Image, Sym, Zero.get(), N, R.Stats);
+  addBodySamples(P, Image, Sym, N, R.Stats);
   addCalls(P, Image, Sym, N, R.Stats);
   addExternalEntries(P, Image, Sym, N);
   addProfileStats(P, Image, Sym, R.Profiles, R.Stats);

@@ -90,7 +90,8 @@ struct Agreement {
 /// readers: lines in one pass per unit, subroutines without LLVM's DIE
 /// tree) and in process (LLVM's getInliningInfoForAddress): both must give
 /// the same frames and lines.
-Agreement expectAgree(const std::string &Path, ArrayRef<StringRef> Only = {}) {
+Agreement expectAgree(const std::string &Path, ArrayRef<StringRef> Only = {},
+                      bool KeepLineZero = false) {
   Agreement R;
   {
     auto B = BinaryImage::open(Path);
@@ -106,6 +107,7 @@ Agreement expectAgree(const std::string &Path, ArrayRef<StringRef> Only = {}) {
   }
   SymbolizerOptions Iso, InProc;
   InProc.Isolate = false;
+  Iso.KeepLineZero = InProc.KeepLineZero = KeepLineZero;
   auto S1 = Symbolizer::create(Path, {}, Iso);
   auto S2 = Symbolizer::create(Path, {}, InProc);
   EXPECT_TRUE(bool(S1) && bool(S2));
@@ -151,6 +153,18 @@ TEST(Symbolizer, FastReadersAgreeWithLLVM) {
     Agreement R = expectAgree(Path);
     EXPECT_GT(R.WithFrames, 100u);
     EXPECT_GE(R.Deepest, 3u); // twice() in mix() in Acc::step()
+  }
+}
+
+TEST(Symbolizer, FastReadersAgreeWithLLVMOnLineZero) {
+  // The same with the frames on line 0 kept (--line-zero=keep): -O2 code
+  // has some (merged and hoisted instructions), and a stack that had one
+  // is now longer than none.
+  for (const char *Path : {LBR2PROF_TEST_PROGXX, LBR2PROF_TEST_PROGXX4}) {
+    SCOPED_TRACE(Path);
+    Agreement Dropped = expectAgree(Path);
+    Agreement Kept = expectAgree(Path, {}, /*KeepLineZero=*/true);
+    EXPECT_GT(Kept.WithFrames, Dropped.WithFrames);
   }
 }
 

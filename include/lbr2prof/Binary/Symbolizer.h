@@ -71,6 +71,11 @@ struct SymbolizerOptions {
   /// profiles), instead of decoded as LLVM's (base discriminator and
   /// duplication factor).
   bool GccDiscriminators = false;
+  /// Keep the frames on line 0 (code the compiler made or merged), at
+  /// line offset (0 - the function's line) & 0xffff as clang's sample
+  /// loader computes it (llvm-profgen's convention); by default a stack
+  /// with such a frame is dropped.
+  bool KeepLineZero = false;
 };
 
 class Symbolizer {

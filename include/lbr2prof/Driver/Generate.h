@@ -89,7 +89,7 @@ struct GenerateOptions {
   bool IgnoreStackSamples = false;
   /// Line-based sample profiles: what is done with code on line 0, "drop"
   /// or "keep" (at (0 - function line) & 0xffff, llvm-profgen's
-  /// convention); empty: the default (SampleProfileOptions).
+  /// convention, SymbolizerOptions::KeepLineZero); empty: drop.
   std::string LineZero;
   /// Frames of calling context kept (0 or unset: all; the outermost go
   /// first).

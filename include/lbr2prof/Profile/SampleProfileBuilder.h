@@ -16,7 +16,8 @@
 //    stack (llvm-profgen's convention; clang compares an inlined site's
 //    total with the hot count of the body samples to decide to inline it);
 //  - line 0 (code the compiler made or merged, with no source line):
-//    dropped by default; with LineZero::Keep written at offset
+//    dropped by default; with SymbolizerOptions::KeepLineZero (the
+//    Symbolizer then gives their frames) written at offset
 //    (0 - the function's line) & 0xffff, where clang's sample loader looks
 //    for it (FunctionSamples::getOffset) and llvm-profgen writes it.
 //
@@ -27,11 +28,7 @@
 #include "lbr2prof/Binary/Symbolizer.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/ProfileData/SampleProf.h"
-#include "llvm/Support/Allocator.h"
-#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
-#include <memory>
-#include <string>
 #include <vector>
 
 namespace lbr2prof {
@@ -39,8 +36,8 @@ namespace lbr2prof {
 struct SampleProfileStats {
   uint64_t Instructions = 0;         ///< executed instructions seen
   uint64_t InstructionsNoDebug = 0;  ///< of which had no line info
-  /// Executed instructions whose stack has a line 0 that LineZero::Keep
-  /// wrote (counted in InstructionsNoDebug otherwise).
+  /// Executed instructions whose stack has a frame on line 0 (only with
+  /// SymbolizerOptions::KeepLineZero; InstructionsNoDebug otherwise).
   uint64_t InstructionsLineZero = 0;
   uint64_t Calls = 0, CallsNoDebug = 0;
   uint64_t Functions = 0;            ///< top-level profiles
@@ -50,30 +47,9 @@ struct SampleProfileStats {
   double HotDensity = 0;
 };
 
-/// What is done with instructions whose inline stack has a frame on line 0
-/// (the Symbolizer gives no stack for them).
-enum class LineZero {
-  /// Left out of the profile.
-  Drop,
-  /// Looked up in the DWARF again and written like any other line, at
-  /// offset (0 - the frame's function line) & 0xffff (llvm-profgen's
-  /// convention).
-  Keep,
-};
-
-struct SampleProfileOptions {
-  LineZero LineZeroCode = LineZero::Drop;
-  /// The .dwp package the Symbolizer was given (split DWARF), for
-  /// LineZero::Keep's own lookups.
-  std::string DwpFile;
-};
-
 struct SampleProfileResult {
   llvm::sampleprof::SampleProfileMap Profiles;
   SampleProfileStats Stats;
-  /// Names of functions only line-0 code named (LineZero::Keep); the
-  /// profiles point into it.
-  std::unique_ptr<llvm::BumpPtrAllocator> Names;
 };
 
 /// The addresses buildSampleProfile() asks Sym about: every instruction of
@@ -83,12 +59,10 @@ std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
                                              const BinaryImage &Image);
 
 /// Builds the profile. Names in the result point into Sym, which must
-/// outlive it. With LineZero::Keep, the debug file Sym reads is opened
-/// again here, in this process, for the line-0 addresses: fails if it
-/// cannot be read.
-llvm::Expected<SampleProfileResult>
-buildSampleProfile(const BinaryProfile &P, const BinaryImage &Image,
-                   Symbolizer &Sym, const SampleProfileOptions &Opts = {});
+/// outlive it.
+SampleProfileResult buildSampleProfile(const BinaryProfile &P,
+                                       const BinaryImage &Image,
+                                       Symbolizer &Sym);
 
 void printSampleProfileStats(const SampleProfileStats &S,
                              llvm::raw_ostream &OS);
