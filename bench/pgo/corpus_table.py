@@ -172,13 +172,16 @@ def main():
             if not any(k in allshares[p] for p in progs):
                 continue
             print("| %s | %s |" % (k, " | ".join(fmt_shares(allshares[p].get(k, [])) for p in progs)))
-        # Each tool's best kind per program, by its mean share.
+        # Each tool's best kind per program, by its mean share: the kinds
+        # only (after --use), never a tuning variant, which a user would
+        # not get by default.
         for tool, prefix in (("lbr2prof", "lbr2prof-"), ("llvm-profgen", "profgen-")):
             cells = []
             for p in progs:
                 means = [(statistics.mean([x for x in v if x is not None]), k)
                          for k, v in allshares[p].items()
-                         if k.startswith(prefix) and any(x is not None for x in v)]
+                         if k in KINDS and k.startswith(prefix)
+                         and any(x is not None for x in v)]
                 cells.append("%.0f (%s)" % max(means) if means else "")
             print("| best of %s | %s |" % (tool, " | ".join(cells)))
     print("\n".join(geomean_lines(progs, instr, allspeed)))
