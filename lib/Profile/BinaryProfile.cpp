@@ -268,10 +268,7 @@ void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
       bump(St.RangeNotBoundary, Rg.Seen);
       continue;
     }
-    bool Cross = false;
-    for (int K = IB; K < IE && !Cross; ++K)
-      Cross = endsFallThrough(I[K].Kind);
-    if (Cross) {
+    if (!runsThrough(I, IB, IE)) {
       bump(St.RangeCrossUncond, Rg.Seen);
       continue;
     }

@@ -356,12 +356,7 @@ void Analyzer::conditionals(ReportData &D) {
       continue;
     ArrayRef<Inst> Insts = Image.instructions(F);
     int Bi = instIndexAt(Insts, *B), Ei = instIndexAt(Insts, *E);
-    if (Bi < 0 || Ei < 0)
-      continue;
-    bool Ok = true;
-    for (int J = Bi; J < Ei && Ok; ++J)
-      Ok = !endsFallThrough(Insts[J].Kind);
-    if (!Ok)
+    if (Bi < 0 || Ei < 0 || !runsThrough(Insts, Bi, Ei))
       continue;
     for (int J = Bi; J < Ei; ++J)
       if (Insts[J].Kind == InstKind::CondBranch)
@@ -810,12 +805,7 @@ void Analyzer::annotateOne(unsigned F, const InstPrinter &P,
   // Ranges that can have executed (as for the conditional branches).
   for (const auto &[K, RC] : Raw.Ranges) {
     int Bi = indexOf(K.first), Ei = indexOf(K.second);
-    if (Bi < 0 || Ei < 0 || Bi > Ei)
-      continue;
-    bool Ok = true;
-    for (int J = Bi; J < Ei && Ok; ++J)
-      Ok = !endsFallThrough(Insts[J].Kind);
-    if (!Ok)
+    if (Bi < 0 || Ei < 0 || Bi > Ei || !runsThrough(Insts, Bi, Ei))
       continue;
     for (int J = Bi; J <= Ei; ++J) {
       V[J].Count += RC.Count;

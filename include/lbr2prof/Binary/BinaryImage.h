@@ -91,6 +91,17 @@ struct Inst {
   InstKind Kind = InstKind::Other;
 };
 
+/// True if execution can run straight from Insts[From] to Insts[To]
+/// (From <= To): no instruction before To ends its fall-through. A range
+/// of an LBR (from one branch's target to the next branch) that fails
+/// this cannot have executed.
+inline bool runsThrough(llvm::ArrayRef<Inst> Insts, int From, int To) {
+  for (int K = From; K < To; ++K)
+    if (endsFallThrough(Insts[K].Kind))
+      return false;
+  return true;
+}
+
 /// What BOLT's profile hashes read of one instruction (BoltYaml.h), as
 /// LLVM's MC decodes it. x86-64 only; the strings are byte strings.
 struct HashedInst {

@@ -66,7 +66,6 @@ public:
   void reset() {
     if (Blocks.size() > 1)
       Blocks.resize(1);
-    Held = Blocks.empty() ? 0 : FirstSize;
     if (Blocks.empty()) {
       Cur = End = 0;
       return;
@@ -75,23 +74,18 @@ public:
     End = Cur + FirstSize;
   }
 
-  /// Bytes held in blocks.
-  size_t capacity() const { return Held; }
-
 private:
   void newBlock(size_t AtLeast) {
     size_t Size = AtLeast > BlockSize ? AtLeast : BlockSize;
     Blocks.emplace_back(new char[Size]);
     if (Blocks.size() == 1)
       FirstSize = Size;
-    Held += Size;
     Cur = reinterpret_cast<uintptr_t>(Blocks.back().get());
     End = Cur + Size;
   }
 
   size_t BlockSize;
   size_t FirstSize = 0;
-  size_t Held = 0;
   uintptr_t Cur = 0, End = 0;
   std::vector<std::unique_ptr<char[]>> Blocks;
 };
