@@ -4,8 +4,7 @@
 #include "lbr2prof/Driver/Recording.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
-#include "llvm/Support/Process.h"
-#include <cstdlib>
+#include "lbr2prof/Support/Progress.h"
 
 using namespace llvm;
 
@@ -53,33 +52,6 @@ static Error writeFile(StringRef Path, const ReportData &D,
   return (*F)->commit();
 }
 
-namespace {
-/// The report's steps after reading (reading has its own progress line),
-/// on one line of stderr when it is a terminal and LBR2PROF_NO_PROGRESS is
-/// unset, as Support/Progress.h does for reading; erased at the end.
-class StepLine {
-public:
-  StepLine()
-      : Enabled(sys::Process::StandardErrIsDisplayed() &&
-                !std::getenv("LBR2PROF_NO_PROGRESS")) {}
-  ~StepLine() { done(); }
-  void show(StringRef Step) {
-    if (!Enabled)
-      return;
-    errs() << "\r\033[Kreport: " << Step << "...";
-    errs().flush();
-    Drawn = true;
-  }
-  void done() {
-    if (Drawn)
-      errs() << "\r\033[K";
-    Drawn = false;
-  }
-
-private:
-  bool Enabled, Drawn = false;
-};
-} // namespace
 
 static Error report(const ReportOptions &Opts, raw_ostream &Out,
                     Diagnostics &Diags) {
@@ -102,8 +74,9 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   RawProfile &Raw = Agg.profile();
   if (Raw.Branches.empty())
     return noBranchStackError(Rec->Name);
-  StepLine Steps;
-  Steps.show("finding the binary and its debug file");
+  // The steps after reading (reading has its own progress line).
+  Progress Steps("report", 0);
+  Steps.step("finding the binary and its debug file");
   BinaryOptions BO;
   BO.Binary = Opts.Binary;
   BO.IgnoreBuildId = Opts.IgnoreBuildId;
@@ -142,14 +115,14 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   if ((*S)->hasDebugInfo())
     Sym = std::move(*S);
 
-  Steps.show("symbolizing, disassembling and building the tables");
+  Steps.step("symbolizing, disassembling and building the tables");
   ReportData D;
   D.Inputs = Opts.Inputs;
   D.BinaryPath = Bin->Path;
   if (Error E = analyzeReport(Opts, Raw, Col.Counts, &Col, Agg.maps(), Image,
                               Sym.get(), std::move(InBinary), D))
     return E;
-  Steps.show("writing");
+  Steps.step("writing");
   if (!Opts.FlameOutput.empty()) {
     if (D.FlameNodes.empty())
       return makeError("--flamegraph {0}: the inputs hold no call stacks and "
@@ -162,7 +135,7 @@ static Error report(const ReportOptions &Opts, raw_ostream &Out,
   if (!Opts.HtmlOutput.empty())
     if (Error E = writeFile(Opts.HtmlOutput, D, writeHtmlReport))
       return E;
-  Steps.done();
+  Steps.finish();
   // `--json -`: the JSON takes the text report's place on standard output.
   if (!Opts.JsonOutput.empty() && isStandardOutput(Opts.JsonOutput)) {
     writeJsonReport(D, Out);

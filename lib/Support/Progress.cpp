@@ -36,6 +36,14 @@ void Progress::redraw(uint64_t Done) {
   Drawn = true;
 }
 
+void Progress::step(StringRef Step) {
+  if (!Enabled)
+    return;
+  errs() << "\r\033[K" << Label << ": " << Step << "...";
+  errs().flush();
+  Drawn = true;
+}
+
 void Progress::finish() {
   if (Drawn)
     errs() << "\r\033[K";

@@ -3,7 +3,8 @@
 // A Progress meter redraws one line on stderr at most a few times a second,
 // and only when stderr is a terminal and LBR2PROF_NO_PROGRESS is unset.
 // update() is cheap enough to call per record: it checks the clock only
-// every few thousand calls.
+// every few thousand calls. step() names a stage instead ("label:
+// writing..."), for work whose amount is not known.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_SUPPORT_PROGRESS_H
@@ -27,6 +28,8 @@ public:
       return;
     redraw(Done);
   }
+  /// Shows "Label: Step..." at once, in place of what was drawn.
+  void step(llvm::StringRef Step);
   /// Erases the line.
   void finish();
 
