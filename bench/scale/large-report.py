@@ -41,6 +41,9 @@ def summary(rs):
             max(r[2] for r in ok))
 
 
+ORDER = {"narrow": 0, "fixed": 1, "broad": 2}
+
+
 def table(runs, meta, same):
     out = ["| binary | profile | samples | lbr2prof .prof | llvm-profgen | "
            "time ratio | RSS ratio | lbr2prof .fdata | perf2bolt | "
@@ -48,7 +51,7 @@ def table(runs, meta, same):
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = []
     for (n, prof), (mb, samples) in sorted(meta.items(),
-                                          key=lambda x: (x[0][0], x[0][1] != "narrow")):
+                                          key=lambda x: (x[0][0], ORDER.get(x[0][1], 9))):
         cells = ["%d fn, %.0f MB" % (n, mb), prof, samples]
         row = {"n": n, "mb": mb, "profile": prof}
         for mine, peer in (("lbr2prof-prof", "llvm-profgen"),
@@ -79,7 +82,7 @@ def plot(rows, path):
               "lbr2prof-fdata": ("tab:cyan", "-", "lbr2prof .fdata"),
               "llvm-profgen": ("tab:red", "--", "llvm-profgen"),
               "perf2bolt": ("tab:orange", "--", "perf2bolt")}
-    for prof, marker in (("narrow", "o"), ("broad", "s")):
+    for prof, marker in (("narrow", "o"), ("fixed", "^"), ("broad", "s")):
         rs = sorted((r for r in rows if r["profile"] == prof),
                     key=lambda r: r["mb"])
         for tool, (color, ls, label) in styles.items():
@@ -98,8 +101,8 @@ def plot(rows, path):
         ax.set_ylabel(what)
         ax.grid(True, which="both", alpha=0.3)
     ax2.legend(fontsize=7, loc="upper left")
-    fig.suptitle("bench/scale/large.sh: generated binaries, narrow (o) and "
-                 "broad (s) profiles")
+    fig.suptitle("bench/scale/large.sh: generated binaries, narrow (o), "
+                 "fixed (^) and broad (s) profiles")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

@@ -2,9 +2,12 @@
 # Binary size (issue 23): lbr2prof against llvm-profgen (line profile) and
 # perf2bolt (fdata) on generated programs of about 20, 100 and 300 MB with
 # full DWARF (bench/scale/gen-large.py), each recorded twice with
-# utils/lbr-record: narrow (every 100th function hot) and broad (every
-# function hot), with the same number of executed instructions (so about
-# the same number of samples). Every tool runs on the same perf.data in the
+# utils/lbr-record: narrow (every 100th function hot: 1%, so the hot
+# code grows with the binary), fixed (the same 320 functions hot at every
+# size, every N/320th: the hot code stays, the binary grows) and broad
+# (every function hot); narrow and broad of one binary execute the same
+# number of instructions (so about the same number of samples), fixed
+# executes what narrow does at 20 MB. Every tool runs on the same perf.data in the
 # same run, through bench/scale/measure.py (wall time, peak RSS, peak
 # anonymous memory of the process tree). Prints a table with ratios (never
 # a verdict), writes bench/results/large.csv, and with REPORT=1 the table
@@ -13,6 +16,8 @@
 # usage: bench/scale/large.sh
 # env:   FUNCS     function counts (default "32000 160000 480000": 20, 100,
 #                  300 MB)
+#        PROFILES  (default "narrow fixed broad")
+#        PEERS     (default "llvm-profgen perf2bolt"; "" runs lbr2prof only)
 #        RUNS      runs of each lbr2prof command (default 3; peers once)
 #        REF       another lbr2prof (e.g. /work/main/build/bin/lbr2prof):
 #                  its line profile and fdata are compared with cmp
@@ -25,6 +30,8 @@ LBR2PROF=${BUILD_DIR:-build}/bin/lbr2prof
 P2B=/usr/lib/llvm-19/bin/perf2bolt
 PG=/usr/lib/llvm-19/bin/llvm-profgen
 FUNCS=${FUNCS:-"32000 160000 480000"}
+PROFILES=${PROFILES:-"narrow fixed broad"}
+PEERS=${PEERS:-"llvm-profgen perf2bolt"}
 RUNS=${RUNS:-3}
 W=${WORK:-${TMPDIR:-/tmp}/lbr2prof-large}
 [ -x "$LBR2PROF" ] || { echo "error: $LBR2PROF not built (sh utils/build.sh)" >&2; exit 1; }
@@ -59,9 +66,14 @@ for n in $FUNCS; do
   python3 bench/scale/gen-large.py --functions "$n" --out "$W/gen"
   BIN=$W/gen/large-$n
   mb=$(stat -c %s "$BIN" | awk '{printf "%.1f", $1/1e6}')
-  for prof in narrow broad; do
+  for prof in $PROFILES; do
     D=$W/$prof-$n.data
-    if [ "$prof" = narrow ]; then args="100 1000"; else args="1 10"; fi
+    case $prof in
+      narrow) args="100 1000" ;;
+      fixed) args="$((n / 320)) 1000" ;;
+      broad) args="1 10" ;;
+      *) echo "large.sh: unknown profile $prof (narrow, fixed, broad)" >&2; exit 2 ;;
+    esac
     [ -f "$D" ] || utils/lbr-record -q -o "$D" --period 2000 -- "$BIN" $args > /dev/null
     samples=$("$B" dump --summary "$D" | awk '/^samples:/ {print $2}')
     echo "== $n functions, $mb MB, $prof, $samples samples"
@@ -76,8 +88,12 @@ for n in $FUNCS; do
       run "$n" "$mb" $prof "$samples" lbr2prof-fdata $r "$W/o.fdata" "$B" "$D" --binary "$BIN" -o "$W/o.fdata"
       r=$((r + 1))
     done
-    run "$n" "$mb" $prof "$samples" llvm-profgen 1 "$W/p.prof" "$PG" --binary "$BIN" --perfdata "$D" --output "$W/p.prof"
-    run "$n" "$mb" $prof "$samples" perf2bolt 1 "$W/p.fdata" "$P2B" -p "$D" -o "$W/p.fdata" "$BIN"
+    case " $PEERS " in *" llvm-profgen "*)
+      run "$n" "$mb" $prof "$samples" llvm-profgen 1 "$W/p.prof" "$PG" --binary "$BIN" --perfdata "$D" --output "$W/p.prof" ;;
+    esac
+    case " $PEERS " in *" perf2bolt "*)
+      run "$n" "$mb" $prof "$samples" perf2bolt 1 "$W/p.fdata" "$P2B" -p "$D" -o "$W/p.fdata" "$BIN" ;;
+    esac
   done
 done
 echo

@@ -64,7 +64,9 @@ bool sleb(const uint8_t *&P, const uint8_t *End, int64_t &V) {
 } // namespace
 
 bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
-                        uint64_t Start, uint64_t End) {
+                        uint64_t Start, uint64_t End,
+                        ArrayRef<uint64_t> Wanted) {
+  const bool KeepAll = !llvm::is_sorted(Wanted);
   Rows.clear();
   Sequences.clear();
   const DWARFSection &Sec = U.getLineSection();
@@ -100,9 +102,19 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
     }
     Rows.push_back(R);
     if (EndSequence) {
-      if (SeqLow < R.Address)
+      if (SeqLow < R.Address) {
+        // A sequence that holds no wanted address keeps its place among
+        // the sequences (lookup takes the first one that ends after an
+        // address, as LLVM does) but not its rows.
+        auto W = llvm::lower_bound(Wanted, SeqLow);
+        uint32_t Last = Number + 1;
+        if (!KeepAll && (W == Wanted.end() || *W >= R.Address)) {
+          Rows.resize(SeqFirst);
+          Last = SeqFirst;
+        }
         Sequences.push_back({SeqLow, R.Address, R.SectionIndex, SeqFirst,
-                             Number + 1});
+                             Last});
+      }
       SeqEmpty = true;
     }
     R.Discriminator = 0;
@@ -263,7 +275,7 @@ LineRowsResult LineRowReader::lookup(DWARFUnit &U, ArrayRef<uint64_t> Addrs,
       U.getAddressByteSize() == 0 ||
       P.StandardOpcodeLengths.size() + 1 < P.OpcodeBase)
     return LineRowsResult::Declined;
-  if (!run(U, P, Start + P.getLength(), Start + Length))
+  if (!run(U, P, Start + P.getLength(), Start + Length, Addrs))
     return LineRowsResult::Declined;
 
   // LineTable::lookupAddress for an address of no section: the first
@@ -288,6 +300,8 @@ LineRowsResult LineRowReader::lookup(DWARFUnit &U, ArrayRef<uint64_t> Addrs,
     if (It == Sequences.end() || It->SectionIndex != Undef ||
         !(It->LowPC <= A && A < It->HighPC))
       continue;
+    if (It->FirstRow == It->LastRow)
+      return LineRowsResult::Declined; // cannot be: its rows were kept
     auto ByAddress = [](const Row &L, const Row &R) {
       return std::tie(L.SectionIndex, L.Address) <
              std::tie(R.SectionIndex, R.Address);

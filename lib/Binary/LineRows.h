@@ -70,8 +70,11 @@ public:
   };
 
 private:
+  /// Runs the line program into Rows and Sequences; the rows of a
+  /// sequence that holds none of Wanted are not kept (all are if Wanted
+  /// is not sorted).
   bool run(llvm::DWARFUnit &Unit, const llvm::DWARFDebugLine::Prologue &P,
-           uint64_t Start, uint64_t End);
+           uint64_t Start, uint64_t End, llvm::ArrayRef<uint64_t> Wanted);
   std::vector<Row> Rows;
   std::vector<Sequence> Sequences;
 };

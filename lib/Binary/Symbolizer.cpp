@@ -543,8 +543,18 @@ Symbolizer::Impl::dieInfo(DWARFUnit *CU, const UnitSubroutines &S,
 UnitSubroutines *Symbolizer::Impl::subroutinesOf(DWARFUnit *CU) {
   auto [It, New] = Subroutines.try_emplace(CU);
   if (New) {
+    // Only the chunk's addresses in this unit are ever asked for (serve()
+    // gathered them, in address order).
+    std::vector<uint64_t> Wanted;
+    if (auto M = Chunk.Members.find(CU); M != Chunk.Members.end()) {
+      Wanted.reserve(M->second.size());
+      for (uint32_t K : M->second)
+        Wanted.push_back(Chunk.Addrs[K]);
+      if (!llvm::is_sorted(Wanted))
+        llvm::sort(Wanted);
+    }
     auto S = std::make_unique<UnitSubroutines>();
-    if (S->scan(*CU))
+    if (S->scan(*CU, Wanted))
       It->second = std::move(S);
   }
   return It->second.get();

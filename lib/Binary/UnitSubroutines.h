@@ -23,6 +23,7 @@
 #ifndef LBR2PROF_LIB_BINARY_UNITSUBROUTINES_H
 #define LBR2PROF_LIB_BINARY_UNITSUBROUTINES_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "lbr2prof/Support/Arena.h"
@@ -38,8 +39,15 @@ namespace lbr2prof {
 
 class UnitSubroutines {
 public:
-  /// Reads U's DIEs; false if the unit must be read by LLVM.
-  bool scan(llvm::DWARFUnit &U);
+  /// Reads U's DIEs; false if the unit must be read by LLVM. With Wanted
+  /// (sorted addresses), only the subprograms whose ranges hold one of them
+  /// are kept, with the subroutines inlined into them: chain() is then
+  /// exact for the wanted addresses only. The others' DIEs are still
+  /// walked (DWARF has no index to a subprogram's end), but their ranges
+  /// stay out of the address map: with every 1,500th function of a 300 MB
+  /// binary's 480k hot (bench/scale), the map and its nodes were a quarter
+  /// of the scan.
+  bool scan(llvm::DWARFUnit &U, llvm::ArrayRef<uint64_t> Wanted = {});
   /// The offsets of the subroutine DIEs of Addr's inline chain, innermost
   /// first, as DWARFUnit::getInlinedChainForAddress gives them.
   void chain(uint64_t Addr, llvm::SmallVectorImpl<uint64_t> &Offsets) const;
@@ -61,6 +69,10 @@ private:
     bool Subprogram;
   };
   struct Attrs;
+  static bool
+  passedOverSafely(llvm::ArrayRef<uint64_t> Wanted,
+                   llvm::ArrayRef<std::pair<uint64_t, uint64_t>> Skipped,
+                   std::vector<std::pair<uint64_t, uint64_t>> &Kept);
   bool read(uint64_t Offset, Attrs &A) const;
   bool findRecursively(uint64_t Offset, unsigned Which, const char *&Str,
                        uint64_t &Num) const;

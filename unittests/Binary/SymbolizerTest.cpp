@@ -156,6 +156,38 @@ TEST(Symbolizer, FastReadersAgreeWithLLVM) {
   }
 }
 
+TEST(Symbolizer, FastReadersAgreeWithLLVMOnSomeFunctions) {
+  // Asked for some functions only, a unit's reader passes over the
+  // subprograms that hold none of the addresses (and what is inlined into
+  // them): the chains of the ones asked for must not change. progxx's own
+  // functions, in address order (Acc::Acc, Acc::step, Acc::total, main),
+  // are asked for alternately, so skipped and kept subprograms interleave
+  // in the unit, and each half skips one with inlined code.
+  for (const char *Path : {LBR2PROF_TEST_PROGXX, LBR2PROF_TEST_PROGXX4}) {
+    SCOPED_TRACE(Path);
+    std::vector<std::string> Names;
+    {
+      auto B = BinaryImage::open(Path);
+      ASSERT_TRUE(bool(B));
+      for (const FunctionSym &F : (*B)->functions())
+        if (!F.Plt && (F.Name == "main" ||
+                       StringRef(F.Name).contains("6shapes3Acc")))
+          Names.push_back(F.Name);
+    }
+    ASSERT_EQ(Names.size(), 4u);
+    size_t Deepest = 0;
+    for (size_t First : {0, 1}) {
+      std::vector<StringRef> Only;
+      for (size_t K = First; K < Names.size(); K += 2)
+        Only.push_back(Names[K]);
+      Agreement R = expectAgree(Path, Only);
+      EXPECT_GT(R.WithFrames, 0u);
+      Deepest = std::max(Deepest, R.Deepest);
+    }
+    EXPECT_GE(Deepest, 3u); // twice() in mix() in Acc::step()
+  }
+}
+
 TEST(Symbolizer, FastReadersAgreeWithLLVMOnLineZero) {
   // The same with the frames on line 0 kept (--line-zero=keep): -O2 code
   // has some (merged and hoisted instructions), and a stack that had one
