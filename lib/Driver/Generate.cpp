@@ -884,8 +884,8 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
     if (!I)
       return I.takeError();
     OracleImage = std::move(*I);
-    Oracle = std::make_unique<BinaryTransferOracle>(
-        *OracleImage, Opts.IgnoreBuildId, Threads);
+    Oracle = std::make_unique<BinaryTransferOracle>(*OracleImage,
+                                                    Opts.IgnoreBuildId);
     AO.Contexts = Oracle.get();
     AO.MaxContextDepth = Opts.MaxContextDepth.value_or(0);
   }

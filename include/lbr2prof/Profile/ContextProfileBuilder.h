@@ -37,11 +37,9 @@
 #include "lbr2prof/Binary/Symbolizer.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ProfileData/SampleProf.h"
 #include "llvm/Support/raw_ostream.h"
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,15 +47,15 @@
 namespace lbr2prof {
 
 /// The context unwinder's view of a binary: its calls and returns by file
-/// offset, from the decoded instructions of every function.
+/// offset, from the decoded instructions of its functions.
 class BinaryTransferOracle : public TransferOracle {
 public:
   /// A DSO is this binary if its build-id matches, or its file name does
-  /// and it has no build-id (or IgnoreBuildId). Every function of Image is
-  /// decoded (on Threads threads) at the first question about
-  /// instructions, so a recording without call stacks costs nothing.
-  BinaryTransferOracle(const BinaryImage &Image, bool IgnoreBuildId,
-                       unsigned Threads);
+  /// and it has no build-id (or IgnoreBuildId). A function of Image is
+  /// decoded when a question is first about an address in it, so a
+  /// recording without call stacks costs nothing, and one with them costs
+  /// the functions its stacks pass through.
+  BinaryTransferOracle(const BinaryImage &Image, bool IgnoreBuildId);
   bool isBinary(const DsoInfo &D) const override;
   Kind kindAt(uint64_t Off) const override;
   uint64_t returnOffsetOf(uint64_t Off) const override;
@@ -67,13 +65,10 @@ public:
   std::optional<uint64_t> callBefore(uint64_t Off) const;
 
 private:
-  void build() const;
+  /// The instruction that starts at binary address A, if A is in a
+  /// function and one does.
+  const Inst *startingAt(uint64_t A) const;
   const BinaryImage &Image;
-  unsigned Threads;
-  mutable std::once_flag Built;
-  mutable llvm::DenseMap<uint64_t, uint8_t> CallSize; ///< call offset -> size
-  mutable llvm::DenseSet<uint64_t> Returns;           ///< return offsets
-  mutable llvm::DenseMap<uint64_t, uint64_t> ReturnSites; ///< offset -> call
   std::string FileName;
   std::vector<uint8_t> BuildId;
   bool IgnoreBuildId;
