@@ -90,18 +90,47 @@ struct FunctionOptions {
   size_t Pick = 0;
 };
 
-FunctionOptions layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
-                               const MachineFunctionBlocks &M,
-                               LayoutStats &St) {
-  ArrayRef<Inst> Insts = Image.instructions(C.Func);
-  size_t N = M.Blocks.size();
-  std::vector<uint64_t> Count(N), Size(N);
+/// One function's blocks (indices into the map's blocks, address order)
+/// with their counts, and what the compiler branches with after each once
+/// the blocks are reordered (BasicBlockSections re-cuts each terminator
+/// for its new neighbour): a block's unconditional successor (the block it
+/// falls through to, or its jmp's target) and its conditional branch's
+/// target. Followed by either, it needs no jmp; else a jmp to the
+/// unconditional successor runs as often as the edge to it. Body is the
+/// block's bytes less those branches, which the compiler rewrites.
+struct CutBlocks {
+  size_t N = 0;
+  std::vector<uint64_t> Count, Size, Body;
   std::map<std::pair<unsigned, unsigned>, uint64_t> Edges;
+  std::vector<bool> Aligned;
+  std::vector<int> Uncond, CondTarget;
+  /// The hot blocks, entry first, and each block's index among them.
+  std::vector<unsigned> Hot;
+  std::vector<int> HotIndex;
+
+  uint64_t edge(unsigned S, int D) const {
+    if (D < 0)
+      return 0;
+    auto It = Edges.find({S, unsigned(D)});
+    return It == Edges.end() ? 0 : It->second;
+  }
+  /// True if A's successor B can follow it without a branch.
+  bool fallsInto(unsigned A, unsigned B) const {
+    return edge(A, int(B)) > 0 &&
+           (Uncond[A] == int(B) || CondTarget[A] == int(B));
+  }
+};
+
+/// The counts: blocks, and edges between block starts.
+void countBlocks(const FunctionCfg &C, ArrayRef<Inst> Insts,
+                 const MachineFunctionBlocks &M, CutBlocks &F,
+                 LayoutStats &St) {
+  size_t N = F.N;
   for (size_t K = 0; K < N; ++K) {
     const MachineBlock &B = M.Blocks[K];
-    Size[K] = B.End - B.Start;
-    if (Size[K])
-      Count[K] = instCount(C, B.Start);
+    F.Size[K] = B.End - B.Start;
+    if (F.Size[K])
+      F.Count[K] = instCount(C, B.Start);
   }
   // Fall-throughs between neighbours in address order; an empty block
   // passes on what falls into it. Alignment padding may lie between a
@@ -112,10 +141,10 @@ FunctionOptions layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
     if (!B.CanFallThrough || B.End > Next.Start)
       continue;
     uint64_t FT = fallThroughInto(C, Insts, Next.Start);
-    if (!Size[K + 1])
-      Count[K + 1] = FT;
+    if (!F.Size[K + 1])
+      F.Count[K + 1] = FT;
     if (FT)
-      Edges[{unsigned(K), unsigned(K + 1)}] += FT;
+      F.Edges[{unsigned(K), unsigned(K + 1)}] += FT;
   }
   for (const Edge &E : C.Taken) {
     int Idx = instIndexAt(Insts, E.From);
@@ -133,55 +162,23 @@ FunctionOptions layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
       St.MidBlockCount += E.Count;
       continue;
     }
-    Edges[{unsigned(Src), unsigned(Dst)}] += E.Count;
+    F.Edges[{unsigned(Src), unsigned(Dst)}] += E.Count;
   }
-  // The hot blocks, entry first.
-  std::vector<unsigned> Hot{0};
-  for (size_t K = 1; K < N; ++K)
-    if (Count[K])
-      Hot.push_back(K);
-  std::vector<int> HotIndex(N, -1);
-  for (size_t H = 0; H < Hot.size(); ++H)
-    HotIndex[Hot[H]] = int(H);
-  std::vector<uint64_t> HSize, HCount;
-  for (unsigned K : Hot) {
-    HSize.push_back(Size[K]);
-    HCount.push_back(Count[K]);
-  }
-  std::vector<EdgeCount> HEdges;
-  for (auto &[SD, Cnt] : Edges)
-    if (HotIndex[SD.first] >= 0 && HotIndex[SD.second] >= 0)
-      HEdges.push_back(
-          {uint64_t(HotIndex[SD.first]), uint64_t(HotIndex[SD.second]), Cnt});
-  // Blocks the compiler aligned: padding lies between them and the block
-  // before in the recorded binary. clang aligns a loop header before the
-  // basic-block-sections pass orders the blocks, so the block keeps its
-  // alignment in the new order, and a block put before it falls through
-  // the padding's nops each time it runs on into it.
-  std::vector<bool> Aligned(N);
-  for (size_t K = 1, Reach = M.Blocks[0].End; K < N; ++K) {
-    Aligned[K] = M.Blocks[K].Start > Reach;
-    Reach = std::max<uint64_t>(Reach, M.Blocks[K].End);
-  }
-  // What the compiler branches with after a block once the blocks are
-  // reordered (BasicBlockSections re-cuts each terminator for its new
-  // neighbour): a block's unconditional successor (the block it falls
-  // through to, or its jmp's target) and its conditional branch's target.
-  // Followed by either, it needs no jmp; else a jmp to the unconditional
-  // successor runs as often as the edge to it. Body is the block's bytes
-  // less those branches, which the compiler rewrites.
-  std::vector<int> Uncond(N, -1), CondTarget(N, -1);
-  std::vector<uint64_t> Body(Size);
+}
+
+/// Each block's branches (CutBlocks' Uncond, CondTarget, Body).
+void readBranches(ArrayRef<Inst> Insts, const MachineFunctionBlocks &M,
+                  CutBlocks &F) {
   auto startsAt = [&](uint64_t A) {
     int D = blockAt(M, A);
     return D >= 0 && M.Blocks[D].Start == A ? D : -1;
   };
-  for (size_t K = 0; K < N; ++K) {
+  for (size_t K = 0; K < F.N; ++K) {
     const MachineBlock &B = M.Blocks[K];
-    int Next = B.CanFallThrough && K + 1 < N ? int(K + 1) : -1;
-    int Idx = Size[K] ? instIndexAt(Insts, B.Start) : -1;
+    int Next = B.CanFallThrough && K + 1 < F.N ? int(K + 1) : -1;
+    int Idx = F.Size[K] ? instIndexAt(Insts, B.Start) : -1;
     if (Idx < 0) {
-      Uncond[K] = Next;
+      F.Uncond[K] = Next;
       continue;
     }
     int First = Idx;
@@ -190,87 +187,190 @@ FunctionOptions layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
     const Inst &Last = Insts[Idx];
     const Inst *Cond = nullptr;
     if (Last.Kind == InstKind::UncondBranch) {
-      Uncond[K] = Last.Target ? startsAt(Last.Target) : -1;
-      if (Uncond[K] >= 0)
-        Body[K] -= Last.Size;
+      F.Uncond[K] = Last.Target ? startsAt(Last.Target) : -1;
+      if (F.Uncond[K] >= 0)
+        F.Body[K] -= Last.Size;
       if (Idx > First && Insts[Idx - 1].Kind == InstKind::CondBranch)
         Cond = &Insts[Idx - 1];
     } else if (!endsFallThrough(Last.Kind)) {
-      Uncond[K] = Next;
+      F.Uncond[K] = Next;
       if (Last.Kind == InstKind::CondBranch)
         Cond = &Last;
     }
-    if (Cond && Cond->Target && (CondTarget[K] = startsAt(Cond->Target)) >= 0)
-      Body[K] -= Cond->Size;
+    if (Cond && Cond->Target &&
+        (F.CondTarget[K] = startsAt(Cond->Target)) >= 0)
+      F.Body[K] -= Cond->Size;
   }
-  auto edgeCount = [&](unsigned S, int D) -> uint64_t {
-    if (D < 0)
-      return 0;
-    auto It = Edges.find({S, unsigned(D)});
-    return It == Edges.end() ? 0 : It->second;
-  };
-  // The binary's own jmps and padding runs: the padding before an aligned
-  // block runs as often as the block before falls into it.
-  LayoutCost Binary;
-  for (size_t K = 0; K < N; ++K) {
-    int Next = K + 1 < N ? int(K + 1) : -1;
-    if (Next >= 0 && Aligned[Next])
-      Binary.Padded += edgeCount(K, Next);
-    if (Uncond[K] >= 0 && Uncond[K] != Next &&
-        (Next < 0 || CondTarget[K] != Next))
-      Binary.Jumps += edgeCount(K, Uncond[K]);
+}
+
+CutBlocks cutBlocks(const FunctionCfg &C, ArrayRef<Inst> Insts,
+                    const MachineFunctionBlocks &M, LayoutStats &St) {
+  CutBlocks F;
+  size_t N = F.N = M.Blocks.size();
+  F.Count.assign(N, 0);
+  F.Size.assign(N, 0);
+  countBlocks(C, Insts, M, F, St);
+  F.Body = F.Size;
+  F.Uncond.assign(N, -1);
+  F.CondTarget.assign(N, -1);
+  readBranches(Insts, M, F);
+  F.Hot.push_back(0);
+  for (size_t K = 1; K < N; ++K)
+    if (F.Count[K])
+      F.Hot.push_back(K);
+  F.HotIndex.assign(N, -1);
+  for (size_t H = 0; H < F.Hot.size(); ++H)
+    F.HotIndex[F.Hot[H]] = int(H);
+  // Blocks the compiler aligned: padding lies between them and the block
+  // before in the recorded binary. clang aligns a loop header before the
+  // basic-block-sections pass orders the blocks, so the block keeps its
+  // alignment in the new order, and a block put before it falls through
+  // the padding's nops each time it runs on into it.
+  F.Aligned.assign(N, false);
+  for (size_t K = 1, Reach = M.Blocks[0].End; K < N; ++K) {
+    F.Aligned[K] = M.Blocks[K].Start > Reach;
+    Reach = std::max<uint64_t>(Reach, M.Blocks[K].End);
   }
-  // A new order's, predicted: where each block of the cluster will start
-  // (the function's 16-byte alignment at its start; each block its body
-  // and its rewritten branches: 2 bytes if the target is within a signed
-  // byte's reach, else 6 for a jcc, 5 for a jmp, and always so for a
-  // target out of the cluster, in the cold section; first with the
-  // binary's distances unknown taken as short, then once more with the
-  // starts that gives), and the padding clang puts before an aligned
-  // block: to the next multiple of 16, one long nop that runs each time
-  // the block before falls into it.
-  auto predict = [&](ArrayRef<uint64_t> Order) {
-    size_t S = Order.size();
-    std::vector<int> Pos(N, -1);
-    for (size_t I = 0; I < S; ++I)
-      Pos[Hot[Order[I]]] = int(I);
-    std::vector<int64_t> Start(S, 0);
-    LayoutCost Cost;
-    for (int Pass = 0; Pass < 2; ++Pass) {
-      Cost = LayoutCost();
-      int64_t At = 0;
-      std::vector<int64_t> NewStart(S);
-      for (size_t I = 0; I < S; ++I) {
-        unsigned B = Hot[Order[I]];
-        int Next = I + 1 < S ? int(Hot[Order[I + 1]]) : -1;
-        if (I > 0 && Aligned[B]) {
-          int64_t Pad = (16 - At % 16) % 16;
-          if (Pad)
-            Cost.Padded += edgeCount(Hot[Order[I - 1]], int(B));
-          At += Pad;
-        }
-        NewStart[I] = At;
-        At += int64_t(Body[B]);
-        auto branch = [&](int Target, int64_t Near) {
-          if (Pos[Target] < 0)
-            return Near;
-          if (Pass == 0)
-            return int64_t(2);
-          int64_t Disp = Start[Pos[Target]] - (At + 2);
-          return Disp >= -128 && Disp <= 127 ? int64_t(2) : Near;
-        };
-        bool Inverted = Next >= 0 && CondTarget[B] == Next && Uncond[B] >= 0;
-        if (CondTarget[B] >= 0)
-          At += branch(Inverted ? Uncond[B] : CondTarget[B], 6);
-        if (Uncond[B] >= 0 && Uncond[B] != Next && !Inverted) {
-          At += branch(Uncond[B], 5);
-          Cost.Jumps += edgeCount(B, Uncond[B]);
-        }
+  return F;
+}
+
+/// The binary's own jmps and padding runs: the padding before an aligned
+/// block runs as often as the block before falls into it.
+LayoutCost binaryCost(const CutBlocks &F) {
+  LayoutCost Cost;
+  for (size_t K = 0; K < F.N; ++K) {
+    int Next = K + 1 < F.N ? int(K + 1) : -1;
+    if (Next >= 0 && F.Aligned[Next])
+      Cost.Padded += F.edge(K, Next);
+    if (F.Uncond[K] >= 0 && F.Uncond[K] != Next &&
+        (Next < 0 || F.CondTarget[K] != Next))
+      Cost.Jumps += F.edge(K, F.Uncond[K]);
+  }
+  return Cost;
+}
+
+/// A new order's (of hot indices), predicted: where each block of the
+/// cluster will start (the function's 16-byte alignment at its start;
+/// each block its body and its rewritten branches: 2 bytes if the target
+/// is within a signed byte's reach, else 6 for a jcc, 5 for a jmp, and
+/// always so for a target out of the cluster, in the cold section; first
+/// with all distances taken as short, then once more with the starts that
+/// gives), and the padding clang puts before an aligned block: to the
+/// next multiple of 16, one long nop that runs each time the block before
+/// falls into it.
+LayoutCost predictCost(const CutBlocks &F, ArrayRef<uint64_t> Order) {
+  size_t S = Order.size();
+  std::vector<int> Pos(F.N, -1);
+  for (size_t I = 0; I < S; ++I)
+    Pos[F.Hot[Order[I]]] = int(I);
+  std::vector<int64_t> Start(S, 0);
+  LayoutCost Cost;
+  for (int Pass = 0; Pass < 2; ++Pass) {
+    Cost = LayoutCost();
+    int64_t At = 0;
+    std::vector<int64_t> NewStart(S);
+    for (size_t I = 0; I < S; ++I) {
+      unsigned B = F.Hot[Order[I]];
+      int Next = I + 1 < S ? int(F.Hot[Order[I + 1]]) : -1;
+      if (I > 0 && F.Aligned[B]) {
+        int64_t Pad = (16 - At % 16) % 16;
+        if (Pad)
+          Cost.Padded += F.edge(F.Hot[Order[I - 1]], int(B));
+        At += Pad;
       }
-      Start = std::move(NewStart);
+      NewStart[I] = At;
+      At += int64_t(F.Body[B]);
+      auto branch = [&](int Target, int64_t Near) {
+        if (Pos[Target] < 0)
+          return Near;
+        if (Pass == 0)
+          return int64_t(2);
+        int64_t Disp = Start[Pos[Target]] - (At + 2);
+        return Disp >= -128 && Disp <= 127 ? int64_t(2) : Near;
+      };
+      bool Inverted =
+          Next >= 0 && F.CondTarget[B] == Next && F.Uncond[B] >= 0;
+      if (F.CondTarget[B] >= 0)
+        At += branch(Inverted ? F.Uncond[B] : F.CondTarget[B], 6);
+      if (F.Uncond[B] >= 0 && F.Uncond[B] != Next && !Inverted) {
+        At += branch(F.Uncond[B], 5);
+        Cost.Jumps += F.edge(B, F.Uncond[B]);
+      }
     }
-    return Cost;
+    Start = std::move(NewStart);
+  }
+  return Cost;
+}
+
+/// Order again with its chains (runs of blocks that fall through one to
+/// the next) in every other sequence after the entry's (past 6 chains,
+/// each chain moved once): the same fall-throughs, other starts, so other
+/// padding before aligned blocks. The cheapest (then best scored), or
+/// Order itself.
+std::vector<uint64_t> leastPaddedChains(const CutBlocks &F,
+                                        ArrayRef<uint64_t> Order,
+                                        ArrayRef<uint64_t> HSize,
+                                        ArrayRef<uint64_t> HCount,
+                                        ArrayRef<EdgeCount> HEdges) {
+  std::vector<std::vector<uint64_t>> Chains;
+  for (size_t I = 0; I < Order.size(); ++I) {
+    if (I == 0 || !F.fallsInto(F.Hot[Order[I - 1]], F.Hot[Order[I]]))
+      Chains.emplace_back();
+    Chains.back().push_back(Order[I]);
+  }
+  std::vector<uint64_t> Best(Order.begin(), Order.end());
+  if (Chains.size() < 3)
+    return Best;
+  LayoutCost BestCost = predictCost(F, Best);
+  double BestScore = codelayout::calcExtTspScore(Best, HSize, HCount, HEdges);
+  auto consider = [&](ArrayRef<size_t> Seq) {
+    std::vector<uint64_t> O = Chains[0];
+    for (size_t K : Seq)
+      O.insert(O.end(), Chains[K].begin(), Chains[K].end());
+    LayoutCost Cost = predictCost(F, O);
+    if (Cost.total() > BestCost.total())
+      return;
+    double Score = codelayout::calcExtTspScore(O, HSize, HCount, HEdges);
+    if (Cost.total() == BestCost.total() && Score <= BestScore)
+      return;
+    Best = std::move(O);
+    BestCost = Cost;
+    BestScore = Score;
   };
+  std::vector<size_t> Seq(Chains.size() - 1);
+  std::iota(Seq.begin(), Seq.end(), 1);
+  if (Seq.size() <= 5) {
+    while (std::next_permutation(Seq.begin(), Seq.end()))
+      consider(Seq);
+    return Best;
+  }
+  for (size_t From = 0; From < Seq.size(); ++From)
+    for (size_t To = 0; To < Seq.size(); ++To) {
+      if (From == To)
+        continue;
+      std::vector<size_t> Moved = Seq;
+      size_t K = Moved[From];
+      Moved.erase(Moved.begin() + From);
+      Moved.insert(Moved.begin() + To, K);
+      consider(Moved);
+    }
+  return Best;
+}
+
+FunctionOptions layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
+                               const MachineFunctionBlocks &M,
+                               LayoutStats &St) {
+  CutBlocks F = cutBlocks(C, Image.instructions(C.Func), M, St);
+  std::vector<uint64_t> HSize, HCount;
+  for (unsigned K : F.Hot) {
+    HSize.push_back(F.Size[K]);
+    HCount.push_back(F.Count[K]);
+  }
+  std::vector<EdgeCount> HEdges;
+  for (auto &[SD, Cnt] : F.Edges)
+    if (F.HotIndex[SD.first] >= 0 && F.HotIndex[SD.second] >= 0)
+      HEdges.push_back({uint64_t(F.HotIndex[SD.first]),
+                        uint64_t(F.HotIndex[SD.second]), Cnt});
   // ext-TSP keeps the entry first; clang requires it to begin a cluster.
   auto extTsp = [&](ArrayRef<EdgeCount> Es) {
     std::vector<uint64_t> O = codelayout::computeExtTspLayout(HSize, HCount, Es);
@@ -278,107 +378,53 @@ FunctionOptions layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
     std::rotate(O.begin(), Entry, Entry + 1);
     return O;
   };
-  FunctionOptions F;
-  F.L.Func = C.Func;
-  F.L.Blocks = unsigned(N);
-  F.Binary = Binary;
-  for (unsigned K : Hot)
-    F.HotIds.push_back(M.Blocks[K].Id);
-  F.HotSize = HSize;
-  std::vector<uint64_t> Identity(Hot.size());
-  std::iota(Identity.begin(), Identity.end(), 0);
   // The orders: the hot blocks in address order (the compiler's layout,
   // which also holds what ext-TSP does not model), ext-TSP's order of all
   // the edges, ext-TSP's order without the edges into aligned blocks
   // (which then fall through only where that costs no other
-  // fall-through), and ext-TSP's order with those edges at a tenth of
-  // their count (ext-TSP's credit for a short jump).
+  // fall-through), ext-TSP's order with those edges at a tenth of their
+  // count (ext-TSP's credit for a short jump), and each ext-TSP order
+  // with its chains resequenced to run the least padding.
+  std::vector<uint64_t> Identity(F.Hot.size());
+  std::iota(Identity.begin(), Identity.end(), 0);
   std::vector<std::vector<uint64_t>> Orders{Identity, extTsp(HEdges)};
-  std::vector<EdgeCount> Unaligned;
-  for (const EdgeCount &E : HEdges)
-    if (!Aligned[Hot[E.dst]])
+  std::vector<EdgeCount> Unaligned, Scaled;
+  for (EdgeCount E : HEdges) {
+    bool IntoAligned = F.Aligned[F.Hot[E.dst]];
+    if (!IntoAligned)
       Unaligned.push_back(E);
+    if (IntoAligned)
+      E.count = (E.count + 5) / 10;
+    Scaled.push_back(E);
+  }
   if (Unaligned.size() != HEdges.size()) {
     Orders.push_back(extTsp(Unaligned));
-    std::vector<EdgeCount> Scaled = HEdges;
-    for (EdgeCount &E : Scaled)
-      if (Aligned[Hot[E.dst]])
-        E.count = (E.count + 5) / 10;
     Orders.push_back(extTsp(Scaled));
   }
-  // Each ext-TSP order again with its chains (runs of blocks that fall
-  // through one to the next) in every other sequence after the entry's
-  // (the first 120; past 6 chains, each moved once): the same
-  // fall-throughs, other starts, so other padding before aligned blocks.
-  // The cheapest of them (then the best scored) joins the options.
-  size_t Given = Orders.size();
-  for (size_t G = 1; G < Given; ++G) {
-    std::vector<std::vector<uint64_t>> Chains;
-    for (size_t I = 0; I < Orders[G].size(); ++I) {
-      unsigned B = Hot[Orders[G][I]];
-      bool Falls = false;
-      if (I > 0) {
-        unsigned A = Hot[Orders[G][I - 1]];
-        Falls = edgeCount(A, int(B)) > 0 &&
-                (Uncond[A] == int(B) || CondTarget[A] == int(B));
-      }
-      if (!Falls)
-        Chains.emplace_back();
-      Chains.back().push_back(Orders[G][I]);
-    }
-    if (Chains.size() < 3)
-      continue;
-    std::vector<size_t> Perm(Chains.size() - 1);
-    std::iota(Perm.begin(), Perm.end(), 1);
-    auto orderOf = [&](ArrayRef<size_t> P) {
-      std::vector<uint64_t> O = Chains[0];
-      for (size_t K : P)
-        O.insert(O.end(), Chains[K].begin(), Chains[K].end());
-      return O;
-    };
-    std::vector<uint64_t> Best = Orders[G];
-    LayoutCost BestCost = predict(Best);
-    double BestScore = codelayout::calcExtTspScore(Best, HSize, HCount, HEdges);
-    auto consider = [&](std::vector<uint64_t> O) {
-      LayoutCost Cost = predict(O);
-      if (Cost.total() > BestCost.total())
-        return;
-      double Score = codelayout::calcExtTspScore(O, HSize, HCount, HEdges);
-      if (Cost.total() == BestCost.total() && Score <= BestScore)
-        return;
-      Best = std::move(O);
-      BestCost = Cost;
-      BestScore = Score;
-    };
-    if (Perm.size() <= 5) {
-      while (std::next_permutation(Perm.begin(), Perm.end()))
-        consider(orderOf(Perm));
-    } else {
-      for (size_t From = 0; From < Perm.size(); ++From)
-        for (size_t To = 0; To < Perm.size(); ++To) {
-          if (From == To)
-            continue;
-          std::vector<size_t> Q = Perm;
-          size_t K = Q[From];
-          Q.erase(Q.begin() + From);
-          Q.insert(Q.begin() + To, K);
-          consider(orderOf(Q));
-        }
-    }
-    if (Best != Orders[G])
-      Orders.push_back(std::move(Best));
+  for (size_t G = 1, Given = Orders.size(); G < Given; ++G) {
+    std::vector<uint64_t> O =
+        leastPaddedChains(F, Orders[G], HSize, HCount, HEdges);
+    if (O != Orders[G])
+      Orders.push_back(std::move(O));
   }
+  FunctionOptions R;
+  R.L.Func = C.Func;
+  R.L.Blocks = unsigned(F.N);
+  R.Binary = binaryCost(F);
+  for (unsigned K : F.Hot)
+    R.HotIds.push_back(M.Blocks[K].Id);
+  R.HotSize = HSize;
   for (std::vector<uint64_t> &O : Orders) {
     LayoutOption Opt;
     Opt.Score = codelayout::calcExtTspScore(O, HSize, HCount, HEdges);
-    Opt.Cost = predict(O);
+    Opt.Cost = predictCost(F, O);
     Opt.Order = std::move(O);
-    F.Options.push_back(std::move(Opt));
+    R.Options.push_back(std::move(Opt));
   }
-  F.L.ScoreBefore = F.Options[0].Score;
-  F.L.PaddedBefore = Binary.Padded;
-  F.L.JumpsBefore = Binary.Jumps;
-  return F;
+  R.L.ScoreBefore = R.Options[0].Score;
+  R.L.PaddedBefore = R.Binary.Padded;
+  R.L.JumpsBefore = R.Binary.Jumps;
+  return R;
 }
 
 /// Picks one option per function: the highest total ext-TSP score (taken
