@@ -458,7 +458,7 @@ void chooseOptions(std::vector<FunctionOptions> &Fs) {
         const LayoutOption &O = F.Options[I];
         int64_t Extra = int64_t(O.Cost.total()) - int64_t(P.Cost.total());
         double Gain = O.Score - P.Score;
-        if (Gain <= 0 || Extra > Budget)
+        if (Gain <= 0 || (Extra > 0 && Extra > Budget))
           continue;
         bool Free = Extra <= 0;
         double Rate = Free ? Gain : Gain / double(Extra);

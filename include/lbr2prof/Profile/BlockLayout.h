@@ -56,7 +56,8 @@ struct FunctionLayout {
   /// order and in the new order.
   double ScoreBefore = 0, ScoreAfter = 0;
   /// Counts of the edges that fall through into a block the compiler
-  /// aligned (runs of its padding), in address order and in the new order.
+  /// aligned (runs of its padding), in the binary and (predicted, only
+  /// where the block lands off a 16-byte boundary) in the new order.
   uint64_t PaddedBefore = 0, PaddedAfter = 0;
   /// Counts of the jmps the blocks run, in the binary and in the new
   /// order (predicted: a block followed by neither its unconditional
