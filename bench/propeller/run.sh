@@ -27,6 +27,10 @@
 #                      workload trains and evaluates)
 # Results: $OUT/PROGRAM/table.md (OUT: PROPELLER_BENCH_OUT, default
 # /tmp/lbr2prof-propeller).
+# PROPELLER_BENCH_O2_ONLY=1 builds only o2, o2-bolt and o2-prop (jq's six
+# builds take about 35 minutes here). PROPELLER_BENCH_BEFORE=LBR2PROF adds
+# o2-prop-before: o2 rebuilt with the cluster list and symbol order that
+# another lbr2prof (an older commit's) writes from the same recording.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -104,6 +108,18 @@ layouts o2
 step "o2-prop"
 build o2 bin/o2-prop "" "-fbasic-block-sections=list=$O/o2.propeller" \
   "-Wl,--symbol-ordering-file=$O/o2.symorder"
+NAMES="o2 o2-bolt o2-prop"
+if [ -n "${PROPELLER_BENCH_BEFORE:-}" ]; then
+  step "o2-prop-before ($PROPELLER_BENCH_BEFORE)"
+  "$PROPELLER_BENCH_BEFORE" o2.data --binary bin/o2 -o o2-before.propeller \
+    --stats > /dev/null 2> o2-before.propeller.log
+  grep '^propeller:' o2-before.propeller.log
+  build o2 bin/o2-prop-before "" \
+    "-fbasic-block-sections=list=$O/o2-before.propeller" \
+    "-Wl,--symbol-ordering-file=$O/o2-before.symorder"
+  NAMES="$NAMES o2-prop-before"
+fi
+if [ -z "${PROPELLER_BENCH_O2_ONLY:-}" ]; then
 step "afdo"
 build sample-use bin/afdo "$O/o2.prof"
 record afdo
@@ -112,8 +128,9 @@ step "afdo-prop"
 build sample-use bin/afdo-prop "$O/o2.prof" \
   "-fbasic-block-sections=list=$O/afdo.propeller" \
   "-Wl,--symbol-ordering-file=$O/afdo.symorder"
+NAMES="$NAMES afdo afdo-bolt afdo-prop"
+fi
 
-NAMES="o2 o2-bolt o2-prop afdo afdo-bolt afdo-prop"
 step "outputs on the evaluation workload"
 for n in $NAMES; do
   # shellcheck disable=SC2086
@@ -123,7 +140,7 @@ for n in $NAMES; do
     exit 1
   fi
 done
-echo "   all six print the same ($(wc -c < o2.out) bytes)"
+echo "   all print the same ($(wc -c < o2.out) bytes)"
 
 step "taken branches (lbr-record --truth on the evaluation workload)"
 : > branches.txt

@@ -9,8 +9,10 @@ taken = {}
 for line in open(br):
     n, total, own, jmp = line.split()
     taken[n] = (int(total), int(own), int(jmp))
-names = ["o2", "o2-bolt", "o2-prop", "afdo", "afdo-bolt", "afdo-prop"]
+names = [n for n in ["o2", "o2-bolt", "o2-prop", "o2-prop-before", "afdo",
+                     "afdo-bolt", "afdo-prop"] if n in rows]
 label = {"o2": "-O2", "o2-bolt": "-O2 + BOLT", "o2-prop": "-O2 + Propeller",
+         "o2-prop-before": "-O2 + Propeller, before",
          "afdo": "AutoFDO", "afdo-bolt": "AutoFDO + BOLT",
          "afdo-prop": "AutoFDO + Propeller"}
 base = rows["o2"]

@@ -21,10 +21,6 @@ namespace lbr2prof {
 
 namespace {
 
-/// What a fall-through into an aligned block loses of ext-TSP's credit
-/// (1 x count for a fall-through): all but a short jump's 0.1.
-constexpr double PaddingCost = 0.9;
-
 /// Count of the instruction at Addr (0 if no range covered it).
 uint64_t instCount(const FunctionCfg &C, uint64_t Addr) {
   auto It = std::lower_bound(C.InstCounts.begin(), C.InstCounts.end(), Addr,
@@ -71,17 +67,70 @@ int blockAt(const MachineFunctionBlocks &M, uint64_t Addr) {
   return int(It - M.Blocks.begin());
 }
 
-FunctionLayout layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
-                              const MachineFunctionBlocks &M, LayoutStats &St) {
-  ArrayRef<Inst> Insts = Image.instructions(C.Func);
-  size_t N = M.Blocks.size();
-  std::vector<uint64_t> Count(N), Size(N);
+/// The jmps and alignment padding an order of blocks runs (counts).
+struct LayoutCost {
+  uint64_t Jumps = 0, Padded = 0;
+  uint64_t total() const { return Jumps + Padded; }
+};
+
+/// One order a function's hot blocks may take.
+struct LayoutOption {
+  std::vector<uint64_t> Order; // of hot indices
+  double Score = 0;            // ext-TSP's
+  LayoutCost Cost;             // predicted
+};
+
+/// A hot function's orders, before one is chosen.
+struct FunctionOptions {
+  FunctionLayout L;
+  LayoutCost Binary;
+  std::vector<uint32_t> HotIds;
+  std::vector<uint64_t> HotSize;
+  std::vector<LayoutOption> Options; // [0]: the hot blocks in address order
+  size_t Pick = 0;
+};
+
+/// One function's blocks (indices into the map's blocks, address order)
+/// with their counts, and what the compiler branches with after each once
+/// the blocks are reordered (BasicBlockSections re-cuts each terminator
+/// for its new neighbour): a block's unconditional successor (the block it
+/// falls through to, or its jmp's target) and its conditional branch's
+/// target. Followed by either, it needs no jmp; else a jmp to the
+/// unconditional successor runs as often as the edge to it. Body is the
+/// block's bytes less those branches, which the compiler rewrites.
+struct CutBlocks {
+  size_t N = 0;
+  std::vector<uint64_t> Count, Size, Body;
   std::map<std::pair<unsigned, unsigned>, uint64_t> Edges;
+  std::vector<bool> Aligned;
+  std::vector<int> Uncond, CondTarget;
+  /// The hot blocks, entry first, and each block's index among them.
+  std::vector<unsigned> Hot;
+  std::vector<int> HotIndex;
+
+  uint64_t edge(unsigned S, int D) const {
+    if (D < 0)
+      return 0;
+    auto It = Edges.find({S, unsigned(D)});
+    return It == Edges.end() ? 0 : It->second;
+  }
+  /// True if A's successor B can follow it without a branch.
+  bool fallsInto(unsigned A, unsigned B) const {
+    return edge(A, int(B)) > 0 &&
+           (Uncond[A] == int(B) || CondTarget[A] == int(B));
+  }
+};
+
+/// The counts: blocks, and edges between block starts.
+void countBlocks(const FunctionCfg &C, ArrayRef<Inst> Insts,
+                 const MachineFunctionBlocks &M, CutBlocks &F,
+                 LayoutStats &St) {
+  size_t N = F.N;
   for (size_t K = 0; K < N; ++K) {
     const MachineBlock &B = M.Blocks[K];
-    Size[K] = B.End - B.Start;
-    if (Size[K])
-      Count[K] = instCount(C, B.Start);
+    F.Size[K] = B.End - B.Start;
+    if (F.Size[K])
+      F.Count[K] = instCount(C, B.Start);
   }
   // Fall-throughs between neighbours in address order; an empty block
   // passes on what falls into it. Alignment padding may lie between a
@@ -92,10 +141,10 @@ FunctionLayout layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
     if (!B.CanFallThrough || B.End > Next.Start)
       continue;
     uint64_t FT = fallThroughInto(C, Insts, Next.Start);
-    if (!Size[K + 1])
-      Count[K + 1] = FT;
+    if (!F.Size[K + 1])
+      F.Count[K + 1] = FT;
     if (FT)
-      Edges[{unsigned(K), unsigned(K + 1)}] += FT;
+      F.Edges[{unsigned(K), unsigned(K + 1)}] += FT;
   }
   for (const Edge &E : C.Taken) {
     int Idx = instIndexAt(Insts, E.From);
@@ -113,62 +162,215 @@ FunctionLayout layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
       St.MidBlockCount += E.Count;
       continue;
     }
-    Edges[{unsigned(Src), unsigned(Dst)}] += E.Count;
+    F.Edges[{unsigned(Src), unsigned(Dst)}] += E.Count;
   }
-  // The hot blocks, entry first.
-  std::vector<unsigned> Hot{0};
+}
+
+/// Each block's branches (CutBlocks' Uncond, CondTarget, Body).
+void readBranches(ArrayRef<Inst> Insts, const MachineFunctionBlocks &M,
+                  CutBlocks &F) {
+  auto startsAt = [&](uint64_t A) {
+    int D = blockAt(M, A);
+    return D >= 0 && M.Blocks[D].Start == A ? D : -1;
+  };
+  for (size_t K = 0; K < F.N; ++K) {
+    const MachineBlock &B = M.Blocks[K];
+    int Next = B.CanFallThrough && K + 1 < F.N ? int(K + 1) : -1;
+    int Idx = F.Size[K] ? instIndexAt(Insts, B.Start) : -1;
+    if (Idx < 0) {
+      F.Uncond[K] = Next;
+      continue;
+    }
+    int First = Idx;
+    while (size_t(Idx + 1) < Insts.size() && Insts[Idx + 1].Addr < B.End)
+      ++Idx;
+    const Inst &Last = Insts[Idx];
+    const Inst *Cond = nullptr;
+    if (Last.Kind == InstKind::UncondBranch) {
+      F.Uncond[K] = Last.Target ? startsAt(Last.Target) : -1;
+      if (F.Uncond[K] >= 0)
+        F.Body[K] -= Last.Size;
+      if (Idx > First && Insts[Idx - 1].Kind == InstKind::CondBranch)
+        Cond = &Insts[Idx - 1];
+    } else if (!endsFallThrough(Last.Kind)) {
+      F.Uncond[K] = Next;
+      if (Last.Kind == InstKind::CondBranch)
+        Cond = &Last;
+    }
+    if (Cond && Cond->Target &&
+        (F.CondTarget[K] = startsAt(Cond->Target)) >= 0)
+      F.Body[K] -= Cond->Size;
+  }
+}
+
+CutBlocks cutBlocks(const FunctionCfg &C, ArrayRef<Inst> Insts,
+                    const MachineFunctionBlocks &M, LayoutStats &St) {
+  CutBlocks F;
+  size_t N = F.N = M.Blocks.size();
+  F.Count.assign(N, 0);
+  F.Size.assign(N, 0);
+  countBlocks(C, Insts, M, F, St);
+  F.Body = F.Size;
+  F.Uncond.assign(N, -1);
+  F.CondTarget.assign(N, -1);
+  readBranches(Insts, M, F);
+  F.Hot.push_back(0);
   for (size_t K = 1; K < N; ++K)
-    if (Count[K])
-      Hot.push_back(K);
-  std::vector<int> HotIndex(N, -1);
-  for (size_t H = 0; H < Hot.size(); ++H)
-    HotIndex[Hot[H]] = int(H);
-  std::vector<uint64_t> HSize, HCount;
-  for (unsigned K : Hot) {
-    HSize.push_back(Size[K]);
-    HCount.push_back(Count[K]);
-  }
-  std::vector<EdgeCount> HEdges;
-  for (auto &[SD, Cnt] : Edges)
-    if (HotIndex[SD.first] >= 0 && HotIndex[SD.second] >= 0)
-      HEdges.push_back(
-          {uint64_t(HotIndex[SD.first]), uint64_t(HotIndex[SD.second]), Cnt});
+    if (F.Count[K])
+      F.Hot.push_back(K);
+  F.HotIndex.assign(N, -1);
+  for (size_t H = 0; H < F.Hot.size(); ++H)
+    F.HotIndex[F.Hot[H]] = int(H);
   // Blocks the compiler aligned: padding lies between them and the block
   // before in the recorded binary. clang aligns a loop header before the
   // basic-block-sections pass orders the blocks, so the block keeps its
   // alignment in the new order, and a block put before it falls through
   // the padding's nops each time it runs on into it.
-  std::vector<bool> Aligned(N);
+  F.Aligned.assign(N, false);
   for (size_t K = 1, Reach = M.Blocks[0].End; K < N; ++K) {
-    Aligned[K] = M.Blocks[K].Start > Reach;
+    F.Aligned[K] = M.Blocks[K].Start > Reach;
     Reach = std::max<uint64_t>(Reach, M.Blocks[K].End);
   }
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> HEdgeCount;
-  for (const EdgeCount &E : HEdges)
-    HEdgeCount[{E.src, E.dst}] += E.count;
-  // Executions of padding: counts of the edges the order makes fall
-  // through into an aligned block.
-  auto padded = [&](ArrayRef<uint64_t> Order) {
-    uint64_t Sum = 0;
-    for (size_t I = 0; I + 1 < Order.size(); ++I)
-      if (Aligned[Hot[Order[I + 1]]]) {
-        auto It = HEdgeCount.find({Order[I], Order[I + 1]});
-        if (It != HEdgeCount.end())
-          Sum += It->second;
+  return F;
+}
+
+/// The binary's own jmps and padding runs: the padding before an aligned
+/// block runs as often as the block before falls into it.
+LayoutCost binaryCost(const CutBlocks &F) {
+  LayoutCost Cost;
+  for (size_t K = 0; K < F.N; ++K) {
+    int Next = K + 1 < F.N ? int(K + 1) : -1;
+    if (Next >= 0 && F.Aligned[Next])
+      Cost.Padded += F.edge(K, Next);
+    if (F.Uncond[K] >= 0 && F.Uncond[K] != Next &&
+        (Next < 0 || F.CondTarget[K] != Next))
+      Cost.Jumps += F.edge(K, F.Uncond[K]);
+  }
+  return Cost;
+}
+
+/// A new order's (of hot indices), predicted: where each block of the
+/// cluster will start (the function's 16-byte alignment at its start;
+/// each block its body and its rewritten branches: 2 bytes if the target
+/// is within a signed byte's reach, else 6 for a jcc, 5 for a jmp, and
+/// always so for a target out of the cluster, in the cold section; first
+/// with all distances taken as short, then once more with the starts that
+/// gives), and the padding clang puts before an aligned block: to the
+/// next multiple of 16, one long nop that runs each time the block before
+/// falls into it.
+LayoutCost predictCost(const CutBlocks &F, ArrayRef<uint64_t> Order) {
+  size_t S = Order.size();
+  std::vector<int> Pos(F.N, -1);
+  for (size_t I = 0; I < S; ++I)
+    Pos[F.Hot[Order[I]]] = int(I);
+  std::vector<int64_t> Start(S, 0);
+  LayoutCost Cost;
+  for (int Pass = 0; Pass < 2; ++Pass) {
+    Cost = LayoutCost();
+    int64_t At = 0;
+    std::vector<int64_t> NewStart(S);
+    for (size_t I = 0; I < S; ++I) {
+      unsigned B = F.Hot[Order[I]];
+      int Next = I + 1 < S ? int(F.Hot[Order[I + 1]]) : -1;
+      if (I > 0 && F.Aligned[B]) {
+        int64_t Pad = (16 - At % 16) % 16;
+        if (Pad)
+          Cost.Padded += F.edge(F.Hot[Order[I - 1]], int(B));
+        At += Pad;
       }
-    return Sum;
+      NewStart[I] = At;
+      At += int64_t(F.Body[B]);
+      auto branch = [&](int Target, int64_t Near) {
+        if (Pos[Target] < 0)
+          return Near;
+        if (Pass == 0)
+          return int64_t(2);
+        int64_t Disp = Start[Pos[Target]] - (At + 2);
+        return Disp >= -128 && Disp <= 127 ? int64_t(2) : Near;
+      };
+      bool Inverted =
+          Next >= 0 && F.CondTarget[B] == Next && F.Uncond[B] >= 0;
+      if (F.CondTarget[B] >= 0)
+        At += branch(Inverted ? F.Uncond[B] : F.CondTarget[B], 6);
+      if (F.Uncond[B] >= 0 && F.Uncond[B] != Next && !Inverted) {
+        At += branch(F.Uncond[B], 5);
+        Cost.Jumps += F.edge(B, F.Uncond[B]);
+      }
+    }
+    Start = std::move(NewStart);
+  }
+  return Cost;
+}
+
+/// Order again with its chains (runs of blocks that fall through one to
+/// the next) in every other sequence after the entry's (past 6 chains,
+/// each chain moved once): the same fall-throughs, other starts, so other
+/// padding before aligned blocks. The cheapest (then best scored), or
+/// Order itself.
+std::vector<uint64_t> leastPaddedChains(const CutBlocks &F,
+                                        ArrayRef<uint64_t> Order,
+                                        ArrayRef<uint64_t> HSize,
+                                        ArrayRef<uint64_t> HCount,
+                                        ArrayRef<EdgeCount> HEdges) {
+  std::vector<std::vector<uint64_t>> Chains;
+  for (size_t I = 0; I < Order.size(); ++I) {
+    if (I == 0 || !F.fallsInto(F.Hot[Order[I - 1]], F.Hot[Order[I]]))
+      Chains.emplace_back();
+    Chains.back().push_back(Order[I]);
+  }
+  std::vector<uint64_t> Best(Order.begin(), Order.end());
+  if (Chains.size() < 3)
+    return Best;
+  LayoutCost BestCost = predictCost(F, Best);
+  double BestScore = codelayout::calcExtTspScore(Best, HSize, HCount, HEdges);
+  auto consider = [&](ArrayRef<size_t> Seq) {
+    std::vector<uint64_t> O = Chains[0];
+    for (size_t K : Seq)
+      O.insert(O.end(), Chains[K].begin(), Chains[K].end());
+    LayoutCost Cost = predictCost(F, O);
+    if (Cost.total() > BestCost.total())
+      return;
+    double Score = codelayout::calcExtTspScore(O, HSize, HCount, HEdges);
+    if (Cost.total() == BestCost.total() && Score <= BestScore)
+      return;
+    Best = std::move(O);
+    BestCost = Cost;
+    BestScore = Score;
   };
-  // ext-TSP credits a fall-through with its count, a short jump with a
-  // tenth of it. One through padding runs the nops where a jump would run
-  // the jmp: it is credited as a jump, 0.1 of its count. The score an
-  // order is judged by is ext-TSP's less 0.9 of its padded count.
-  // (Measured: crediting it nothing kept the compiler's order nearly
-  // everywhere, bzip2's taken branches -0.1% where -16.6% was there to
-  // take; bench/propeller/README.md.)
-  auto judge = [&](ArrayRef<uint64_t> Order) {
-    return codelayout::calcExtTspScore(Order, HSize, HCount, HEdges) -
-           PaddingCost * double(padded(Order));
-  };
+  std::vector<size_t> Seq(Chains.size() - 1);
+  std::iota(Seq.begin(), Seq.end(), 1);
+  if (Seq.size() <= 5) {
+    while (std::next_permutation(Seq.begin(), Seq.end()))
+      consider(Seq);
+    return Best;
+  }
+  for (size_t From = 0; From < Seq.size(); ++From)
+    for (size_t To = 0; To < Seq.size(); ++To) {
+      if (From == To)
+        continue;
+      std::vector<size_t> Moved = Seq;
+      size_t K = Moved[From];
+      Moved.erase(Moved.begin() + From);
+      Moved.insert(Moved.begin() + To, K);
+      consider(Moved);
+    }
+  return Best;
+}
+
+FunctionOptions layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
+                               const MachineFunctionBlocks &M,
+                               LayoutStats &St) {
+  CutBlocks F = cutBlocks(C, Image.instructions(C.Func), M, St);
+  std::vector<uint64_t> HSize, HCount;
+  for (unsigned K : F.Hot) {
+    HSize.push_back(F.Size[K]);
+    HCount.push_back(F.Count[K]);
+  }
+  std::vector<EdgeCount> HEdges;
+  for (auto &[SD, Cnt] : F.Edges)
+    if (F.HotIndex[SD.first] >= 0 && F.HotIndex[SD.second] >= 0)
+      HEdges.push_back({uint64_t(F.HotIndex[SD.first]),
+                        uint64_t(F.HotIndex[SD.second]), Cnt});
   // ext-TSP keeps the entry first; clang requires it to begin a cluster.
   auto extTsp = [&](ArrayRef<EdgeCount> Es) {
     std::vector<uint64_t> O = codelayout::computeExtTspLayout(HSize, HCount, Es);
@@ -176,49 +378,115 @@ FunctionLayout layoutFunction(const FunctionCfg &C, const BinaryImage &Image,
     std::rotate(O.begin(), Entry, Entry + 1);
     return O;
   };
-  FunctionLayout L;
-  L.Func = C.Func;
-  L.Blocks = unsigned(N);
-  std::vector<uint64_t> Identity(Hot.size());
+  // The orders: the hot blocks in address order (the compiler's layout,
+  // which also holds what ext-TSP does not model), ext-TSP's order of all
+  // the edges, ext-TSP's order without the edges into aligned blocks
+  // (which then fall through only where that costs no other
+  // fall-through), ext-TSP's order with those edges at a tenth of their
+  // count (ext-TSP's credit for a short jump), and each ext-TSP order
+  // with its chains resequenced to run the least padding.
+  std::vector<uint64_t> Identity(F.Hot.size());
   std::iota(Identity.begin(), Identity.end(), 0);
-  // Candidates: the address order (the compiler's layout, which also holds
-  // what ext-TSP does not model), ext-TSP's order of all the edges,
-  // ext-TSP's order without the edges into aligned blocks (which then fall
-  // through only where that costs no other fall-through), and ext-TSP's
-  // order with those edges at the tenth of their count the judge credits
-  // them (ext-TSP then optimizes nearly the judged score). The best judged
-  // wins; on a tie the earlier.
-  std::vector<uint64_t> Order = Identity;
-  double Best = judge(Identity);
-  std::vector<EdgeCount> Unaligned;
-  for (const EdgeCount &E : HEdges)
-    if (!Aligned[Hot[E.dst]])
+  std::vector<std::vector<uint64_t>> Orders{Identity, extTsp(HEdges)};
+  std::vector<EdgeCount> Unaligned, Scaled;
+  for (EdgeCount E : HEdges) {
+    bool IntoAligned = F.Aligned[F.Hot[E.dst]];
+    if (!IntoAligned)
       Unaligned.push_back(E);
-  std::vector<std::vector<uint64_t>> Candidates{extTsp(HEdges)};
-  if (Unaligned.size() != HEdges.size()) {
-    Candidates.push_back(extTsp(Unaligned));
-    std::vector<EdgeCount> Scaled = HEdges;
-    for (EdgeCount &E : Scaled)
-      if (Aligned[Hot[E.dst]])
-        E.count = uint64_t(double(E.count) * (1 - PaddingCost) + 0.5);
-    Candidates.push_back(extTsp(Scaled));
+    if (IntoAligned)
+      E.count = (E.count + 5) / 10;
+    Scaled.push_back(E);
   }
-  for (std::vector<uint64_t> &O : Candidates) {
-    double J = judge(O);
-    if (J > Best) {
-      Best = J;
-      Order = std::move(O);
+  if (Unaligned.size() != HEdges.size()) {
+    Orders.push_back(extTsp(Unaligned));
+    Orders.push_back(extTsp(Scaled));
+  }
+  for (size_t G = 1, Given = Orders.size(); G < Given; ++G) {
+    std::vector<uint64_t> O =
+        leastPaddedChains(F, Orders[G], HSize, HCount, HEdges);
+    if (O != Orders[G])
+      Orders.push_back(std::move(O));
+  }
+  FunctionOptions R;
+  R.L.Func = C.Func;
+  R.L.Blocks = unsigned(F.N);
+  R.Binary = binaryCost(F);
+  for (unsigned K : F.Hot)
+    R.HotIds.push_back(M.Blocks[K].Id);
+  R.HotSize = HSize;
+  for (std::vector<uint64_t> &O : Orders) {
+    LayoutOption Opt;
+    Opt.Score = codelayout::calcExtTspScore(O, HSize, HCount, HEdges);
+    Opt.Cost = predictCost(F, O);
+    Opt.Order = std::move(O);
+    R.Options.push_back(std::move(Opt));
+  }
+  R.L.ScoreBefore = R.Options[0].Score;
+  R.L.PaddedBefore = R.Binary.Padded;
+  R.L.JumpsBefore = R.Binary.Jumps;
+  return R;
+}
+
+/// Picks one option per function: the highest total ext-TSP score (taken
+/// branches saved) whose predicted jmps and padding runs, summed over the
+/// functions, are no more than the binary's (so the layout adds no
+/// instructions, as callgrind and a CPU's decoder see them). Each function
+/// starts at its cheapest option (on a tie the higher score, then the
+/// earlier); then, while the budget lasts, the move to a higher-scoring
+/// option with the most score per instruction added is taken (free ones
+/// first: most score).
+void chooseOptions(std::vector<FunctionOptions> &Fs) {
+  int64_t Budget = 0;
+  for (FunctionOptions &F : Fs) {
+    for (size_t I = 1; I < F.Options.size(); ++I) {
+      const LayoutOption &O = F.Options[I], &P = F.Options[F.Pick];
+      if (O.Cost.total() < P.Cost.total() ||
+          (O.Cost.total() == P.Cost.total() && O.Score > P.Score))
+        F.Pick = I;
+    }
+    Budget += int64_t(F.Binary.total()) -
+              int64_t(F.Options[F.Pick].Cost.total());
+  }
+  for (;;) {
+    FunctionOptions *BestF = nullptr;
+    size_t BestI = 0;
+    bool BestFree = false;
+    double BestRate = 0;
+    for (FunctionOptions &F : Fs) {
+      const LayoutOption &P = F.Options[F.Pick];
+      for (size_t I = 0; I < F.Options.size(); ++I) {
+        const LayoutOption &O = F.Options[I];
+        int64_t Extra = int64_t(O.Cost.total()) - int64_t(P.Cost.total());
+        double Gain = O.Score - P.Score;
+        if (Gain <= 0 || (Extra > 0 && Extra > Budget))
+          continue;
+        bool Free = Extra <= 0;
+        double Rate = Free ? Gain : Gain / double(Extra);
+        if (!BestF || (Free && !BestFree) ||
+            (Free == BestFree && Rate > BestRate)) {
+          BestF = &F;
+          BestI = I;
+          BestFree = Free;
+          BestRate = Rate;
+        }
+      }
+    }
+    if (!BestF)
+      break;
+    Budget -= int64_t(BestF->Options[BestI].Cost.total()) -
+              int64_t(BestF->Options[BestF->Pick].Cost.total());
+    BestF->Pick = BestI;
+  }
+  for (FunctionOptions &F : Fs) {
+    const LayoutOption &O = F.Options[F.Pick];
+    F.L.ScoreAfter = O.Score;
+    F.L.PaddedAfter = O.Cost.Padded;
+    F.L.JumpsAfter = O.Cost.Jumps;
+    for (uint64_t H : O.Order) {
+      F.L.Cluster.push_back(F.HotIds[H]);
+      F.L.HotSize += F.HotSize[H];
     }
   }
-  L.ScoreBefore = codelayout::calcExtTspScore(Identity, HSize, HCount, HEdges);
-  L.ScoreAfter = codelayout::calcExtTspScore(Order, HSize, HCount, HEdges);
-  L.PaddedBefore = padded(Identity);
-  L.PaddedAfter = padded(Order);
-  for (uint64_t H : Order) {
-    L.Cluster.push_back(M.Blocks[Hot[H]].Id);
-    L.HotSize += HSize[H];
-  }
-  return L;
 }
 
 } // namespace
@@ -227,7 +495,7 @@ PropellerLayout computePropellerLayout(const BinaryProfile &P,
                                        const BinaryImage &Image,
                                        ArrayRef<MachineFunctionBlocks> Blocks) {
   PropellerLayout R;
-  std::vector<FunctionLayout> Hot;
+  std::vector<FunctionOptions> Hot;
   DenseMap<unsigned, unsigned> HotIndex;
   for (const auto &[F, C] : P.Functions) {
     const FunctionSym &FS = Image.functions()[F];
@@ -249,9 +517,11 @@ PropellerLayout computePropellerLayout(const BinaryProfile &P,
     HotIndex[F] = unsigned(Hot.size());
     Hot.push_back(layoutFunction(C, Image, *It, R.Stats));
   }
+  chooseOptions(Hot);
   // Function order: calls between hot functions, by call site.
   std::vector<uint64_t> Sizes, Counts;
-  for (const FunctionLayout &L : Hot) {
+  for (const FunctionOptions &FO : Hot) {
+    const FunctionLayout &L = FO.L;
     Sizes.push_back(std::max<uint64_t>(L.HotSize, 1));
     const FunctionCfg &C = P.Functions.at(L.Func);
     uint64_t Entry = C.Blocks.empty() ? 0 : C.Blocks.front().Count;
@@ -286,14 +556,14 @@ PropellerLayout computePropellerLayout(const BinaryProfile &P,
                   : codelayout::computeCacheDirectedLayout(Sizes, Counts,
                                                            CallCounts, Offsets);
   for (uint64_t K : Order)
-    R.Functions.push_back(std::move(Hot[K]));
+    R.Functions.push_back(std::move(Hot[K].L));
   return R;
 }
 
 void printLayoutStats(const PropellerLayout &L, raw_ostream &OS) {
   unsigned Blocks = 0, HotBlocks = 0;
   double Before = 0, After = 0;
-  uint64_t PaddedBefore = 0, PaddedAfter = 0;
+  uint64_t PaddedBefore = 0, PaddedAfter = 0, JumpsBefore = 0, JumpsAfter = 0;
   for (const FunctionLayout &F : L.Functions) {
     Blocks += F.Blocks;
     HotBlocks += F.Cluster.size();
@@ -301,6 +571,8 @@ void printLayoutStats(const PropellerLayout &L, raw_ostream &OS) {
     After += F.ScoreAfter;
     PaddedBefore += F.PaddedBefore;
     PaddedAfter += F.PaddedAfter;
+    JumpsBefore += F.JumpsBefore;
+    JumpsAfter += F.JumpsAfter;
   }
   const LayoutStats &S = L.Stats;
   OS << formatv("propeller: {0} hot functions laid out ({1} counted, {2} "
@@ -311,8 +583,8 @@ void printLayoutStats(const PropellerLayout &L, raw_ostream &OS) {
                 "in the new order\n",
                 Before, After);
   OS << formatv("propeller: {0} fall-throughs into aligned blocks' padding "
-                "in address order, {1} in the new order\n",
-                PaddedBefore, PaddedAfter);
+                "and {1} jmps in the binary, {2} and {3} in the new order\n",
+                PaddedBefore, JumpsBefore, PaddedAfter, JumpsAfter);
   if (S.MidBlockCount)
     OS << formatv("propeller: {0} of {1} taken-branch counts land inside a "
                   "block and were left out\n",

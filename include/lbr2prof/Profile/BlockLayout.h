@@ -13,13 +13,17 @@
 //     aligns loop headers before it orders the blocks by the cluster list,
 //     so the alignment stays): a fall-through into it runs the padding;
 //   - hot blocks are those with a count, and the entry; they go into one
-//     cluster in the best of four orders: the address order, ext-TSP's
+//     cluster. The orders tried: the address order, ext-TSP's
 //     (llvm::codelayout::computeExtTspLayout, the entry stays first),
-//     ext-TSP's without the edges into aligned blocks and ext-TSP's with
-//     those edges at 0.1 of their count, judged by ext-TSP's score less
-//     0.9 x the counts of the fall-throughs into aligned blocks (one
-//     through padding is worth a short jump); on a tie the address order
-//     stays; the others are left to the cold section;
+//     ext-TSP's without the edges into aligned blocks and with those
+//     edges at a tenth of their count, and each ext-TSP order with its
+//     chains resequenced to run the least padding. Each order's cost is
+//     predicted: the jmps clang will add or keep, and the fall-throughs
+//     into an aligned block that lands off a 16-byte boundary (block sizes
+//     from the map, branches rewritten for their new neighbours). Over
+//     the program, the orders of the highest summed ext-TSP score whose
+//     summed cost is no more than the binary's are chosen; the others
+//     are left to the cold section;
 //   - hot functions (with a counted block) are ordered by Cache-Directed
 //     Sort (computeCacheDirectedLayout, ext-TSP's extension to functions)
 //     over the calls between them, sized by their hot blocks.
@@ -52,8 +56,13 @@ struct FunctionLayout {
   /// order and in the new order.
   double ScoreBefore = 0, ScoreAfter = 0;
   /// Counts of the edges that fall through into a block the compiler
-  /// aligned (runs of its padding), in address order and in the new order.
+  /// aligned (runs of its padding), in the binary and (predicted, only
+  /// where the block lands off a 16-byte boundary) in the new order.
   uint64_t PaddedBefore = 0, PaddedAfter = 0;
+  /// Counts of the jmps the blocks run, in the binary and in the new
+  /// order (predicted: a block followed by neither its unconditional
+  /// successor nor its conditional target jumps to the former).
+  uint64_t JumpsBefore = 0, JumpsAfter = 0;
 };
 
 struct LayoutStats {
