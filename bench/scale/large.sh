@@ -18,6 +18,9 @@
 #                  300 MB)
 #        PROFILES  (default "narrow fixed broad")
 #        PEERS     (default "llvm-profgen perf2bolt"; "" runs lbr2prof only)
+#        BROAD_MAX the largest function count with a broad row (default
+#                  480000; the peers' broad runs of the large binaries take
+#                  many minutes each)
 #        RUNS      runs of each lbr2prof command (default 3; peers once)
 #        REF       another lbr2prof (e.g. /work/main/build/bin/lbr2prof):
 #                  its line profile and fdata are compared with cmp
@@ -32,6 +35,7 @@ PG=/usr/lib/llvm-19/bin/llvm-profgen
 FUNCS=${FUNCS:-"32000 160000 480000"}
 PROFILES=${PROFILES:-"narrow fixed broad"}
 PEERS=${PEERS:-"llvm-profgen perf2bolt"}
+BROAD_MAX=${BROAD_MAX:-480000}
 RUNS=${RUNS:-3}
 W=${WORK:-${TMPDIR:-/tmp}/lbr2prof-large}
 [ -x "$LBR2PROF" ] || { echo "error: $LBR2PROF not built (sh utils/build.sh)" >&2; exit 1; }
@@ -67,6 +71,10 @@ for n in $FUNCS; do
   BIN=$W/gen/large-$n
   mb=$(stat -c %s "$BIN" | awk '{printf "%.1f", $1/1e6}')
   for prof in $PROFILES; do
+    if [ "$prof" = broad ] && [ "$n" -gt "$BROAD_MAX" ]; then
+      echo "== $n functions: broad skipped (BROAD_MAX=$BROAD_MAX)"
+      continue
+    fi
     D=$W/$prof-$n.data
     case $prof in
       narrow) args="100 1000" ;;

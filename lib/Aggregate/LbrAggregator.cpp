@@ -288,6 +288,19 @@ bool SampleCounter::inContextBinary(const ProcessMaps &Maps, Loc L) {
   return Known == 1;
 }
 
+SampleCounter::OracleAnswers &
+SampleCounter::oracleAt(const TransferOracle &O, uint64_t Off, bool Site) {
+  OracleAnswers &A = OracleMemo[Off];
+  if (!Site && A.Kind < 0) {
+    A.Kind = int8_t(O.kindAt(Off));
+    if (A.Kind == TransferOracle::Call)
+      A.ReturnOffset = O.returnOffsetOf(Off);
+  }
+  if (Site && A.ReturnSite < 0)
+    A.ReturnSite = O.isReturnSite(Off);
+  return A;
+}
+
 void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
                                   ArrayRef<ulittle64> Chain,
                                   ArrayRef<BranchEntry> Br, size_t First,
@@ -351,12 +364,14 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     // binary cut the call stack.
     bool FromIn = inContextBinary(Maps, From[I]);
     bool ToIn = inContextBinary(Maps, To[I]);
+    OracleAnswers FromAns; // a copy: the memo may grow below
+    if (FromIn)
+      FromAns = oracleAt(O, locOffset(From[I]), false);
     TransferOracle::Kind K =
-        FromIn ? O.kindAt(locOffset(From[I])) : TransferOracle::Other;
+        FromIn ? TransferOracle::Kind(FromAns.Kind) : TransferOracle::Other;
     if (K == TransferOracle::Call) {
       if (Ctx != ContextTrie::Root) {
-        Loc Ret = makeLoc(unsigned(locDso(From[I])),
-                          O.returnOffsetOf(locOffset(From[I])));
+        Loc Ret = makeLoc(unsigned(locDso(From[I])), FromAns.ReturnOffset);
         if (T.ret(Ctx) != Ret) {
           ++CC.Stats.SamplesMismatch;
           break;
@@ -364,7 +379,8 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
         Ctx = T.parent(Ctx);
       }
     } else if (K == TransferOracle::Return ||
-               (!FromIn && ToIn && O.isReturnSite(locOffset(To[I])))) {
+               (!FromIn && ToIn &&
+                oracleAt(O, locOffset(To[I]), true).ReturnSite)) {
       if (!ToIn) {
         Ctx = ContextTrie::Root;
       } else {
