@@ -23,9 +23,9 @@ python3-distributed python3-dask"
 # sysroot; chromium for the HTML report's screenshot; man-db and bash for
 # the package test; gcc-12 and g++-12, the judges of the .afdo output;
 # debuginfod, elfutils' server, which serves the debug files of
-# test/DebugFile.
+# test/DebugFile; matplotlib for bench/scale's plots.
 TEST_PKGS="libgtest-dev llvm-19-tools lld-19 bolt-19 libclang-rt-19-dev gcc-12 g++-12 debuginfod
-linux-perf autofdo valgrind hyperfine zstd file binutils
+linux-perf autofdo valgrind hyperfine zstd file binutils python3-matplotlib
 libc6-dev-arm64-cross libgcc-12-dev-arm64-cross chromium man-db bash"
 case "${1:-}" in
   "") ;;
