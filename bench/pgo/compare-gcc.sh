@@ -103,8 +103,8 @@ measure() {
   for nb in "$@"; do
     n=${nb%%=*}
     [ -s "cg/$n.out" ] && [ -s cg/o2.out ] || continue
-    if [ "$(sed -E 's/[0-9]+\.[0-9]+s$//' "cg/$n.out" | md5sum)" != \
-         "$(sed -E 's/[0-9]+\.[0-9]+s$//' cg/o2.out | md5sum)" ]; then
+    if [ "$(sed -E 's/ *[0-9]+\.[0-9]+s$//' "cg/$n.out" | md5sum)" != \
+         "$(sed -E 's/ *[0-9]+\.[0-9]+s$//' cg/o2.out | md5sum)" ]; then
       echo "compare-gcc.sh: warning: $n prints something else than o2 (cg/$n.out)"
     fi
   done

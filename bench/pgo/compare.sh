@@ -117,8 +117,8 @@ measure() {
     n=${nb%%=*}
     [ -s "cg/$n.out" ] && [ -s cg/o2.out ] || continue
     # speedtest1 prints its own timings; nothing else differs between builds.
-    if [ "$(sed -E 's/[0-9]+\.[0-9]+s$//' "cg/$n.out" | md5sum)" != \
-         "$(sed -E 's/[0-9]+\.[0-9]+s$//' cg/o2.out | md5sum)" ]; then
+    if [ "$(sed -E 's/ *[0-9]+\.[0-9]+s$//' "cg/$n.out" | md5sum)" != \
+         "$(sed -E 's/ *[0-9]+\.[0-9]+s$//' cg/o2.out | md5sum)" ]; then
       echo "compare.sh: warning: $n prints something else than o2 (cg/$n.out)"
     fi
   done

@@ -16,7 +16,8 @@ With more than one PROGRAM it ends with the corpus table: kinds by
 programs, each cell the mean share and its values, and each tool's best
 kind per program. A program whose
 instrumented PGO gains less than 3 % by the estimate is marked "no PGO
-signal": shares of a gain that small are noise.
+signal" (in the instr row and in the best-of rows, which rank nothing
+there): shares of a gain that small are noise.
 
 --use KIND=NAME: in the corpus table and the geometric means, KIND's
 values come from the profiles measured as NAME (a LBR2PROF_VARIANTS
@@ -182,7 +183,12 @@ def main():
                          for k, v in allshares[p].items()
                          if k in KINDS and k.startswith(prefix)
                          and any(x is not None for x in v)]
-                cells.append("%.0f (%s)" % max(means) if means else "")
+                cell = "%.0f (%s)" % max(means) if means else ""
+                # No ranking where instrumented PGO itself gains too
+                # little: the shares are noise there (lua).
+                if cell and instr[p] is not None and instr[p] < SIGNAL:
+                    cell += ", no PGO signal"
+                cells.append(cell)
             print("| best of %s | %s |" % (tool, " | ".join(cells)))
     print("\n".join(geomean_lines(progs, instr, allspeed)))
 

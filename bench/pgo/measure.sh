@@ -70,7 +70,7 @@ for n in $NAMES; do
   # shellcheck disable=SC2086
   "$b" $ARGS > "$D/$n.stdout" 2> "$D/$n.stderr" ||
     { echo "measure.sh: $n failed on the workload (see $D/$n.stderr)" >&2; exit 1; }
-  s=$(sed -E 's/[0-9]+\.[0-9]+s$//' "$D/$n.stdout" | md5sum)
+  s=$(sed -E 's/ *[0-9]+\.[0-9]+s$//' "$D/$n.stdout" | md5sum)
   if [ -z "$ref_sum" ]; then ref_sum=$s
   elif [ "$s" != "$ref_sum" ]; then
     echo "measure.sh: warning: $n prints something else than the baseline ($D/$n.stdout)" >&2
