@@ -9,11 +9,12 @@ and memory against binary size (matplotlib).
 
 usage: large-report.py CSV [--rev REV] [--load LOAD] [--readme MD] [--png OUT]
 """
-import argparse
 import csv
 import statistics
 import sys
 from collections import defaultdict
+
+from reportlib import finish_plot, parse_args, write_section
 
 
 def load(path):
@@ -94,45 +95,25 @@ def plot(rows, path):
                      color=color, label="%s, %s" % (label, prof))
             ax2.plot(xs, [p[1][1] for p in pts], ls, marker=marker,
                      color=color, label="%s, %s" % (label, prof))
-    for ax, what in ((ax1, "wall time (s)"), (ax2, "peak RSS (MB)")):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("binary size (MB)")
-        ax.set_ylabel(what)
-        ax.grid(True, which="both", alpha=0.3)
-    ax2.legend(fontsize=7, loc="upper left")
-    fig.suptitle("bench/scale/large.sh: generated binaries, narrow (o), "
-                 "fixed (^) and broad (s) profiles")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    finish_plot(fig, (ax1, ax2), "binary size (MB)",
+                "bench/scale/large.sh: generated binaries, narrow (o), "
+                "fixed (^) and broad (s) profiles", path, legend_size=7)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("csv")
-    ap.add_argument("--rev", default="")
-    ap.add_argument("--load", default="")
-    ap.add_argument("--readme")
-    ap.add_argument("--png")
-    a = ap.parse_args()
+    a = parse_args(__doc__)
     runs, meta, same = load(a.csv)
     text, rows = table(runs, meta, same)
     print(text)
     if a.png:
         plot(rows, a.png)
     if a.readme:
-        md = open(a.readme).read()
-        begin, end = "<!-- large:begin -->", "<!-- large:end -->"
-        body = ("%s\n\nlbr2prof %s, load %s at the end; times are medians "
-                "of lbr2prof's runs (peers: one run), RSS the largest "
-                "peak; ratios: peer time / lbr2prof time, lbr2prof RSS / "
-                "peer RSS.\n\n%s\n\n![time and RSS against binary size]"
-                "(large.png)\n%s" % (begin, a.rev, a.load, text, end))
-        if begin in md:
-            md = md[:md.index(begin)] + body + md[md.index(end) + len(end):]
-        else:
-            md += "\n" + body + "\n"
-        open(a.readme, "w").write(md)
+        write_section(a.readme, "large",
+                      "lbr2prof %s, load %s at the end; times are medians of "
+                      "lbr2prof's runs (peers: one run), RSS the largest peak; "
+                      "ratios: peer time / lbr2prof time, lbr2prof RSS / peer "
+                      "RSS." % (a.rev, a.load), text, "large.png",
+                      "time and RSS against binary size")
 
 
 if __name__ == "__main__":

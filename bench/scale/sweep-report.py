@@ -9,10 +9,11 @@ is for /usr/bin/python3).
 
 usage: sweep-report.py CSV [--rev REV] [--load LOAD] [--readme MD] [--png OUT]
 """
-import argparse
 import csv
 import statistics
 from collections import defaultdict
+
+from reportlib import finish_plot, parse_args, write_section
 
 
 def load(path):
@@ -55,43 +56,24 @@ def plot(rows, path):
         pts = sorted((r[0], r[1 + k]) for r in rows if r[1 + k])
         ax1.plot([p[0] for p in pts], [p[1][0] for p in pts], "o-", color=color, label=label)
         ax2.plot([p[0] for p in pts], [p[1][1] for p in pts], "o-", color=color, label=label)
-    for ax, what in ((ax1, "wall time (s)"), (ax2, "peak RSS (MB)")):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("distinct executed addresses")
-        ax.set_ylabel(what)
-        ax.grid(True, which="both", alpha=0.3)
-    ax2.legend(fontsize=8, loc="upper left")
-    fig.suptitle("bench/scale/sweep.sh: 20 MB generated binary, fixed samples")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    finish_plot(fig, (ax1, ax2), "distinct executed addresses",
+                "bench/scale/sweep.sh: 20 MB generated binary, fixed samples",
+                path)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("csv")
-    ap.add_argument("--rev", default="")
-    ap.add_argument("--load", default="")
-    ap.add_argument("--readme")
-    ap.add_argument("--png")
-    a = ap.parse_args()
+    a = parse_args(__doc__)
     runs, meta = load(a.csv)
     text, rows = table(runs, meta)
     print(text)
     if a.png:
         plot(rows, a.png)
     if a.readme:
-        md = open(a.readme).read()
-        begin, end = "<!-- sweep:begin -->", "<!-- sweep:end -->"
-        body = ("%s\n\nlbr2prof %s, load %s at the end; lbr2prof: median of its runs, "
-                "llvm-profgen one run; ratios: peer time / lbr2prof time, lbr2prof RSS / "
-                "peer RSS.\n\n%s\n\n![time and RSS against distinct addresses](sweep.png)\n%s"
-                % (begin, a.rev, a.load, text, end))
-        if begin in md:
-            md = md[:md.index(begin)] + body + md[md.index(end) + len(end):]
-        else:
-            md += "\n" + body + "\n"
-        open(a.readme, "w").write(md)
+        write_section(a.readme, "sweep",
+                      "lbr2prof %s, load %s at the end; lbr2prof: median of its "
+                      "runs, llvm-profgen one run; ratios: peer time / lbr2prof "
+                      "time, lbr2prof RSS / peer RSS." % (a.rev, a.load), text,
+                      "sweep.png", "time and RSS against distinct addresses")
 
 
 if __name__ == "__main__":
