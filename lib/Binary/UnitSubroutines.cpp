@@ -51,6 +51,8 @@ public:
       if (Plans.size() <= Code - First)
         Plans.resize(Code - First + 1);
       Plan &P = Plans[Code - First];
+      if (P.Decl)
+        continue; // a code defined twice: LLVM's lookup finds the first
       P.Decl = &D;
       P.Begin = uint32_t(Steps.size());
       uint32_t Run = 0;
@@ -201,7 +203,7 @@ bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
   // wanted address is passed over with everything inside it: its ranges
   // (and theirs) go to Skipped instead of the map. While Skipping, Open
   // is deeper than SkipLevel.
-  bool Skipping = false;
+  bool Skipping = false, Inverted = false;
   size_t SkipLevel = 0;
   std::vector<std::pair<uint64_t, uint64_t>> Skipped, Kept;
   auto holdsWanted = [&](const DWARFAddressRange &R) {
@@ -316,6 +318,8 @@ bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
       Skipping = true;
       SkipLevel = Open.size() + 1; // inside this DIE's children, if any
     }
+    for (const DWARFAddressRange &R : Rs)
+      Inverted |= R.LowPC > R.HighPC;
     if (Skipping) {
       for (const DWARFAddressRange &R : Rs)
         if (R.LowPC < R.HighPC)
@@ -350,7 +354,9 @@ bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
   }
   if (!Seen || !Open.empty())
     return false;
-  if (Skipped.empty() || passedOverSafely(Wanted, Skipped, Kept))
+  // (An inverted range's entry in the map lies outside it, which the
+  // argument of passedOverSafely does not cover.)
+  if (Skipped.empty() || (!Inverted && passedOverSafely(Wanted, Skipped, Kept)))
     return true;
   return scan(Unit, {}); // the whole unit after all
 }
