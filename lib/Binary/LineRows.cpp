@@ -16,6 +16,7 @@
 #include "llvm/DebugInfo/DWARF/DWARFUnit.h"
 #include "llvm/Object/ObjectFile.h"
 #include <algorithm>
+#include <cassert>
 
 using namespace llvm;
 
@@ -66,7 +67,7 @@ bool sleb(const uint8_t *&P, const uint8_t *End, int64_t &V) {
 bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
                         uint64_t Start, uint64_t End,
                         ArrayRef<uint64_t> Wanted) {
-  const bool KeepAll = !llvm::is_sorted(Wanted);
+  assert(llvm::is_sorted(Wanted) && "lookup() takes sorted addresses");
   Rows.clear();
   Sequences.clear();
   const DWARFSection &Sec = U.getLineSection();
@@ -116,7 +117,7 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
         // address, as LLVM does) but not its rows.
         auto W = llvm::lower_bound(Wanted, SeqLow);
         uint32_t Last = Number + 1;
-        if (!KeepAll && (W == Wanted.end() || *W >= R.Address)) {
+        if (W == Wanted.end() || *W >= R.Address) {
           Rows.resize(SeqFirst);
           Last = SeqFirst;
         }
@@ -126,9 +127,6 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
       SeqEmpty = true;
     }
     R.Discriminator = 0;
-  };
-  auto advance = [&](uint8_t Adjusted) {
-    R.Address += uint64_t(Adjusted / LineRange) * MinInst;
   };
   // A special opcode's address and line advances, once per table rather
   // than two divisions by LineRange per row (most rows are special
@@ -230,7 +228,7 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
     case dwarf::DW_LNS_set_epilogue_begin:
       break;
     case dwarf::DW_LNS_const_add_pc:
-      advance(uint8_t(255 - OpcodeBase));
+      R.Address += AddrStep[255]; // special opcode 255's advance
       break;
     case dwarf::DW_LNS_fixed_advance_pc: {
       DataExtractor::Cursor C(uint64_t(Ptr - Base));

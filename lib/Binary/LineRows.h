@@ -71,8 +71,7 @@ public:
 
 private:
   /// Runs the line program into Rows and Sequences; the rows of a
-  /// sequence that holds none of Wanted are not kept (all are if Wanted
-  /// is not sorted).
+  /// sequence that holds none of Wanted (sorted) are not kept.
   bool run(llvm::DWARFUnit &Unit, const llvm::DWARFDebugLine::Prologue &P,
            uint64_t Start, uint64_t End, llvm::ArrayRef<uint64_t> Wanted);
   std::vector<Row> Rows;

@@ -56,6 +56,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -222,10 +223,16 @@ public:
     DenseMap<DWARFUnit *, const DWARFDebugLine::Prologue *> Lines;
     std::deque<DWARFDebugLine::Prologue> Prologues;
     LineRowReader Reader;
+    /// The addresses of BatchUnit's Members (unitAddrs()).
     std::vector<uint64_t> Batch;
+    DWARFUnit *BatchUnit = nullptr;
     std::vector<LineRow> BatchRows;
   };
   ChunkLines Chunk;
+  /// The chunk's addresses in CU, ascending (serve() gets the chunk
+  /// sorted and gathers each unit's in order): what its line table and
+  /// its subroutines are read for.
+  ArrayRef<uint64_t> unitAddrs(DWARFUnit *CU);
   const DWARFDebugLine::Prologue *linesOf(DWARFCompileUnit *CU);
   /// The child's side of prefetch(): answers Addrs on Fd, never returns.
   [[noreturn]] void serve(ArrayRef<uint64_t> Addrs, int Fd);
@@ -540,21 +547,24 @@ Symbolizer::Impl::dieInfo(DWARFUnit *CU, const UnitSubroutines &S,
   return &Info;
 }
 
+ArrayRef<uint64_t> Symbolizer::Impl::unitAddrs(DWARFUnit *CU) {
+  if (Chunk.BatchUnit != CU) {
+    Chunk.Batch.clear();
+    if (auto M = Chunk.Members.find(CU); M != Chunk.Members.end())
+      for (uint32_t K : M->second)
+        Chunk.Batch.push_back(Chunk.Addrs[K]);
+    assert(llvm::is_sorted(Chunk.Batch) && "serve() gets sorted addresses");
+    Chunk.BatchUnit = CU;
+  }
+  return Chunk.Batch;
+}
+
 UnitSubroutines *Symbolizer::Impl::subroutinesOf(DWARFUnit *CU) {
   auto [It, New] = Subroutines.try_emplace(CU);
   if (New) {
-    // Only the chunk's addresses in this unit are ever asked for (serve()
-    // gathered them, in address order).
-    std::vector<uint64_t> Wanted;
-    if (auto M = Chunk.Members.find(CU); M != Chunk.Members.end()) {
-      Wanted.reserve(M->second.size());
-      for (uint32_t K : M->second)
-        Wanted.push_back(Chunk.Addrs[K]);
-      if (!llvm::is_sorted(Wanted))
-        llvm::sort(Wanted);
-    }
+    // Only the chunk's addresses in this unit are ever asked for.
     auto S = std::make_unique<UnitSubroutines>();
-    if (S->scan(*CU, Wanted))
+    if (S->scan(*CU, unitAddrs(CU)))
       It->second = std::move(S);
   }
   return It->second.get();
@@ -579,13 +589,11 @@ Symbolizer::Impl::linesOf(DWARFCompileUnit *CU) {
   if (auto It = Chunk.Lines.find(CU); It != Chunk.Lines.end())
     return It->second;
   const std::vector<uint32_t> &Idx = Chunk.Members[CU];
-  Chunk.Batch.clear();
-  for (uint32_t K : Idx)
-    Chunk.Batch.push_back(Chunk.Addrs[K]);
+  ArrayRef<uint64_t> Batch = unitAddrs(CU);
   Chunk.BatchRows.resize(Idx.size());
   const DWARFDebugLine::Prologue *P = nullptr;
   Chunk.Prologues.emplace_back();
-  switch (Chunk.Reader.lookup(*CU, Chunk.Batch, Chunk.BatchRows,
+  switch (Chunk.Reader.lookup(*CU, Batch, Chunk.BatchRows,
                               Chunk.Prologues.back())) {
   case LineRowsResult::NoTable:
     break;

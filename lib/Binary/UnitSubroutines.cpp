@@ -26,6 +26,20 @@ bool isSubroutine(dwarf::Tag T) {
   return T == dwarf::DW_TAG_subprogram || T == dwarf::DW_TAG_inlined_subroutine;
 }
 
+/// Spec's value at Off into V, made and extracted in place: copying a
+/// value just written was a load that store forwarding cannot serve, a
+/// sixth of the scan.
+bool extractInto(std::optional<DWARFFormValue> &V,
+                 const DWARFAbbreviationDeclaration::AttributeSpec &Spec,
+                 const DWARFDataExtractor &Data, uint64_t &Off,
+                 const dwarf::FormParams &Params, const DWARFUnit &Unit) {
+  if (Spec.isImplicitConst())
+    V.emplace(Spec.getFormValue());
+  else
+    V.emplace(Spec.Form);
+  return V->extractValue(Data, &Off, Params, &Unit);
+}
+
 /// One step over a DIE's attributes: Bytes of fixed-size values in a row
 /// (Form 0), or one value whose size is in the data.
 struct SkipStep {
@@ -274,13 +288,7 @@ bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
           return false;
         continue;
       }
-      // Made and extracted in place: copying a value just written was a
-      // load that store forwarding cannot serve, a sixth of the scan.
-      if (Spec.isImplicitConst())
-        Keep->emplace(Spec.getFormValue());
-      else
-        Keep->emplace(Spec.Form);
-      if (!(*Keep)->extractValue(Data, &Off, Params, &Unit))
+      if (!extractInto(*Keep, Spec, Data, Off, Params, Unit))
         return false;
     }
     if (Off > End)
@@ -468,11 +476,7 @@ bool UnitSubroutines::read(uint64_t Offset, Attrs &A) const {
         return false;
       continue;
     }
-    if (Spec.isImplicitConst())
-      Keep->emplace(Spec.getFormValue());
-    else
-      Keep->emplace(Spec.Form);
-    if (!(*Keep)->extractValue(Data, &Off, Params, U))
+    if (!extractInto(*Keep, Spec, Data, Off, Params, *U))
       return false;
   }
   return true;
