@@ -159,8 +159,8 @@ Loc SampleCounter::locateKernel(const ProcessMaps &Maps, uint64_t A) {
   return makeLoc(M->Dso, M->fileOffset(A));
 }
 
-Loc SampleCounter::locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A,
-                          AddrMode Mode) {
+Loc SampleCounter::locateSlow(const ProcessMaps &Maps, uint32_t Pid,
+                              uint64_t A, AddrMode Mode) {
   switch (Mode) {
   case AddrMode::User:
     return locateUser(Maps, Pid, A);
@@ -203,6 +203,7 @@ void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
   size_t N = Br.size();
   From.resize(N);
   To.resize(N);
+  TraceOf.resize(N);
   for (size_t I = First; I < N; ++I) {
     From[I] = locate(Maps, Pid, Br[I].from());
     To[I] = locate(Maps, Pid, Br[I].to());
@@ -259,13 +260,20 @@ void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
     }
     bool HasNext = I > First && NewerUsable;
     NewerUsable = Usable;
+    TraceOf[I] = ~0u;
     if (!Usable)
       continue;
     TraceKey Key{From[I], To[I], HasNext ? From[I - 1] : NoNext};
     if (!Last || !(Key == LastKey)) {
-      Last = &Traces[Key];
+      auto [It, New] = Traces.try_emplace(Key);
+      Last = &It->second;
       LastKey = Key;
+      if (New) {
+        Last->Id = uint32_t(TraceKeys.size());
+        TraceKeys.push_back(Key);
+      }
     }
+    TraceOf[I] = Last->Id;
     ++Last->Count;
     Last->Mispred += E.mispred();
     Last->Cycles += E.cycles();
@@ -306,8 +314,6 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
                                   ArrayRef<BranchEntry> Br, size_t First,
                                   double Weight) {
   ContextCounts &CC = Profile.Contexts;
-  ContextTrie &T = CC.Trie;
-  const TransferOracle &O = *Opts.Contexts;
   // The user part of the chain follows the PERF_CONTEXT_USER marker (a
   // chain without markers is all user): the IP, then return addresses.
   size_t U = 0;
@@ -331,15 +337,8 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     CC.Stats.DepthCut += End - Begin - Opts.MaxContextDepth;
     End = Begin + Opts.MaxContextDepth;
   }
-  uint32_t Ctx = ContextTrie::Root;
-  for (size_t K = End; K > Begin; --K) {
-    uint64_t R = Chain[K - 1];
-    Loc L = R >= PERF_CONTEXT_MAX ? ExternalLoc
-                                  : locate(Maps, Pid, R,
-                                           Marker ? AddrMode::User
-                                                  : AddrMode::Either);
-    Ctx = inContextBinary(Maps, L) ? T.child(Ctx, L) : ContextTrie::Root;
-  }
+  uint32_t Ctx =
+      contextOfStack(Maps, Pid, Chain.slice(Begin, End - Begin), Marker);
   // Back in time through the branch stack (newest entry first).
   size_t I = First;
   for (; I < Br.size(); ++I) {
@@ -348,53 +347,17 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
       ++CC.Stats.SamplesUnusable;
       break;
     }
-    // The run from this entry's target to the newer entry's source, in
-    // the context reached so far.
-    if (I > First && To[I] != ExternalLoc && From[I - 1] != ExternalLoc) {
-      ContextCount &C = CC.Ranges[{Ctx, To[I], From[I - 1]}];
-      ++C.Count;
-      C.Weight += Weight;
-    }
-    // Undo the branch: a call pops the frame it made (which must be the
-    // one on top; at the root the caller is unknown and stays so), a
-    // return pushes the frame it left. A branch into the binary from
-    // outside that lands after a call is a return too (from libc, say). A
-    // return to outside the binary (_init returning to libc) leaves a
-    // function whose caller is outside: the root, as frames outside the
-    // binary cut the call stack.
-    bool FromIn = inContextBinary(Maps, From[I]);
-    bool ToIn = inContextBinary(Maps, To[I]);
-    OracleAnswers FromAns; // a copy: the memo may grow below
-    if (FromIn)
-      FromAns = oracleAt(O, locOffset(From[I]), false);
-    TransferOracle::Kind K =
-        FromIn ? TransferOracle::Kind(FromAns.Kind) : TransferOracle::Other;
-    if (K == TransferOracle::Call) {
-      if (Ctx != ContextTrie::Root) {
-        Loc Ret = makeLoc(unsigned(locDso(From[I])), FromAns.ReturnOffset);
-        if (T.ret(Ctx) != Ret) {
-          ++CC.Stats.SamplesMismatch;
-          break;
-        }
-        Ctx = T.parent(Ctx);
-      }
-    } else if (K == TransferOracle::Return ||
-               (!FromIn && ToIn &&
-                oracleAt(O, locOffset(To[I]), true).ReturnSite)) {
-      if (!ToIn) {
-        Ctx = ContextTrie::Root;
-      } else {
-        if (Opts.MaxContextDepth && T.depth(Ctx) >= Opts.MaxContextDepth) {
-          Ctx = T.dropOutermost(Ctx);
-          ++CC.Stats.DepthCut;
-        }
-        Ctx = T.child(Ctx, To[I]);
-      }
-    }
-    ContextCount &C = CC.Branches[{Ctx, From[I], To[I]}];
-    ++C.Count;
-    C.Weight += Weight;
-    ++CC.Stats.Entries;
+    // Entries before an unusable one were usable, so TraceOf[I]'s run
+    // ends at From[I - 1], the range this walk counts.
+    auto [It, New] = Steps.try_emplace(uint64_t(Ctx) << 32 | TraceOf[I]);
+    Step &S = It->second;
+    if (New)
+      S = unwindStep(Maps, Ctx, From[I], To[I]);
+    ++S.Count;
+    S.Weight += Weight;
+    if (S.Mismatch)
+      break;
+    Ctx = S.NewCtx;
   }
   if (I == Br.size())
     ++CC.Stats.SamplesWhole;
@@ -402,8 +365,122 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     CC.Stats.EntriesLeft += Br.size() - I;
 }
 
+uint32_t SampleCounter::walkStack(const ProcessMaps &Maps, uint32_t Pid,
+                                  ArrayRef<ulittle64> Frames, bool Marker) {
+  ContextTrie &T = Profile.Contexts.Trie;
+  uint32_t Ctx = ContextTrie::Root;
+  for (size_t K = Frames.size(); K > 0; --K) {
+    uint64_t R = Frames[K - 1];
+    Loc L = R >= PERF_CONTEXT_MAX
+                ? ExternalLoc
+                : locate(Maps, Pid, R,
+                         Marker ? AddrMode::User : AddrMode::Either);
+    Ctx = inContextBinary(Maps, L) ? T.child(Ctx, L) : ContextTrie::Root;
+  }
+  return Ctx;
+}
+
+uint32_t SampleCounter::contextOfStack(const ProcessMaps &Maps, uint32_t Pid,
+                                       ArrayRef<ulittle64> Frames,
+                                       bool Marker) {
+  if (Maps.version() != StacksVersion || StackFrames.size() > StackMemoFrames) {
+    Stacks.clear();
+    StackFrames.clear();
+    StacksVersion = Maps.version();
+  }
+  uint64_t H = hashMix(hashMix(Pid, Marker), Frames.size());
+  for (uint64_t R : Frames)
+    H = hashMix(H, R);
+  H >>= 1; // never DenseMap's empty or tombstone key
+  auto [It, New] = Stacks.try_emplace(H);
+  if (!New) {
+    const StackMemo &M = It->second;
+    if (M.Pid == Pid && M.Marker == Marker && M.Len == Frames.size() &&
+        std::equal(Frames.begin(), Frames.end(),
+                   StackFrames.begin() + M.First,
+                   [](uint64_t A, uint64_t B) { return A == B; }))
+      return M.Ctx;
+    return walkStack(Maps, Pid, Frames, Marker); // another stack, same hash
+  }
+  StackMemo &M = It->second;
+  M.Pid = Pid;
+  M.Marker = Marker;
+  M.Len = uint32_t(Frames.size());
+  M.First = StackFrames.size();
+  M.Ctx = walkStack(Maps, Pid, Frames, Marker);
+  StackFrames.insert(StackFrames.end(), Frames.begin(), Frames.end());
+  return M.Ctx;
+}
+
+SampleCounter::Step SampleCounter::unwindStep(const ProcessMaps &Maps,
+                                              uint32_t Ctx, Loc From, Loc To) {
+  // Undo the branch: a call pops the frame it made (which must be the one
+  // on top; at the root the caller is unknown and stays so), a return
+  // pushes the frame it left. A branch into the binary from outside that
+  // lands after a call is a return too (from libc, say). A return to
+  // outside the binary (_init returning to libc) leaves a function whose
+  // caller is outside: the root, as frames outside the binary cut the call
+  // stack.
+  ContextTrie &T = Profile.Contexts.Trie;
+  const TransferOracle &O = *Opts.Contexts;
+  Step S;
+  bool FromIn = inContextBinary(Maps, From);
+  bool ToIn = inContextBinary(Maps, To);
+  OracleAnswers FromAns; // a copy: the memo may grow below
+  if (FromIn)
+    FromAns = oracleAt(O, locOffset(From), false);
+  TransferOracle::Kind K =
+      FromIn ? TransferOracle::Kind(FromAns.Kind) : TransferOracle::Other;
+  if (K == TransferOracle::Call) {
+    if (Ctx != ContextTrie::Root) {
+      Loc Ret = makeLoc(unsigned(locDso(From)), FromAns.ReturnOffset);
+      if (T.ret(Ctx) != Ret) {
+        S.Mismatch = true;
+        return S;
+      }
+      Ctx = T.parent(Ctx);
+    }
+  } else if (K == TransferOracle::Return ||
+             (!FromIn && ToIn && oracleAt(O, locOffset(To), true).ReturnSite)) {
+    if (!ToIn) {
+      Ctx = ContextTrie::Root;
+    } else {
+      if (Opts.MaxContextDepth && T.depth(Ctx) >= Opts.MaxContextDepth) {
+        Ctx = T.dropOutermost(Ctx);
+        S.DepthCut = true;
+      }
+      Ctx = T.child(Ctx, To);
+    }
+  }
+  S.NewCtx = Ctx;
+  return S;
+}
+
 void SampleCounter::finalize() {
   AggregateStats &St = Profile.Stats;
+  // The unwinding steps: the range before each in its context, the branch
+  // in the context after it.
+  ContextCounts &CC = Profile.Contexts;
+  auto add = [](ContextCount &C, const Step &S) {
+    C.Count += S.Count;
+    C.Weight += S.Weight;
+  };
+  for (const auto &[Key, S] : Steps) {
+    uint32_t Ctx = uint32_t(Key >> 32);
+    const TraceKey &K = TraceKeys[uint32_t(Key)];
+    if (K.Next != NoNext && K.To != ExternalLoc && K.Next != ExternalLoc)
+      add(CC.Ranges[{Ctx, K.To, K.Next}], S);
+    if (S.Mismatch) {
+      CC.Stats.SamplesMismatch += S.Count;
+      continue;
+    }
+    if (S.DepthCut)
+      CC.Stats.DepthCut += S.Count;
+    add(CC.Branches[{S.NewCtx, K.From, K.To}], S);
+    CC.Stats.Entries += S.Count;
+  }
+  Steps.clear();
+  TraceKeys.clear();
   for (const auto &[K, T] : Traces) {
     if (K.From != ExternalLoc || K.To != ExternalLoc) {
       accumulate(Profile.Branches[{K.From, K.To}],

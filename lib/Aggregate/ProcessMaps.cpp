@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/ProcessMaps.h"
+#include <atomic>
 #include "lbr2prof/Support/Path.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
@@ -84,7 +85,13 @@ AddrMode addrModeOf(uint16_t Misc) {
   }
 }
 
+uint64_t ProcessMaps::nextVersion() {
+  static std::atomic<uint64_t> Last{0};
+  return ++Last;
+}
+
 void ProcessMaps::addMmap(const MmapEvent &E) {
+  Version = nextVersion();
   if (!E.isExecutable() || E.Len == 0)
     return;
   Mapping M;
@@ -115,6 +122,7 @@ void ProcessMaps::addMmap(const MmapEvent &E) {
 }
 
 void ProcessMaps::fork(uint32_t Pid, uint32_t PPid) {
+  Version = nextVersion();
   if (Pid == PPid)
     return;
   auto It = ByPid.find(PPid);
@@ -124,7 +132,10 @@ void ProcessMaps::fork(uint32_t Pid, uint32_t PPid) {
   }
 }
 
-void ProcessMaps::exec(uint32_t Pid) { ByPid.erase(Pid); }
+void ProcessMaps::exec(uint32_t Pid) {
+  Version = nextVersion();
+  ByPid.erase(Pid);
+}
 
 const Mapping *ProcessMaps::lookup(const MapList &L, uint64_t A) {
   auto It = std::upper_bound(

@@ -9,11 +9,13 @@
 #define LBR2PROF_LIB_PROFILE_FLATPROFILES_H
 
 #include "lbr2prof/Profile/ContextProfileBuilder.h"
+#include "lbr2prof/Support/Hash.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ProfileData/SampleProf.h"
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 namespace lbr2prof {
@@ -33,19 +35,21 @@ public:
   }
 
 private:
-  struct Less {
-    bool operator()(const llvm::sampleprof::SampleContextFrameVector &A,
-                    const llvm::sampleprof::SampleContextFrameVector &B) const {
-      return std::lexicographical_compare(
-          A.begin(), A.end(), B.begin(), B.end(),
-          [](const llvm::sampleprof::SampleContextFrame &X, const llvm::sampleprof::SampleContextFrame &Y) {
-            if (X.Func != Y.Func)
-              return X.Func.stringRef() < Y.Func.stringRef();
-            return X.Location < Y.Location;
-          });
+  /// Hashed by the frames' names (not FunctionId's MD5) and locations; a
+  /// std::map compared frame by frame, name by name, was a sixth of a
+  /// CSSPGO run's instructions (Lua, 40k samples: 211M of 1.33G).
+  struct Hash {
+    size_t operator()(const llvm::sampleprof::SampleContextFrameVector &V) const {
+      uint64_t H = V.size();
+      for (const llvm::sampleprof::SampleContextFrame &F : V)
+        H = hashMix(hashMix(hashMix(H, llvm::hash_value(F.Func.stringRef())),
+                            F.Location.LineOffset),
+                    F.Location.Discriminator);
+      return size_t(H);
     }
   };
-  std::map<llvm::sampleprof::SampleContextFrameVector, uint32_t, Less> Ids;
+  std::unordered_map<llvm::sampleprof::SampleContextFrameVector, uint32_t, Hash>
+      Ids;
   std::vector<const llvm::sampleprof::SampleContextFrameVector *> Vectors;
 };
 

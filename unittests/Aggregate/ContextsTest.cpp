@@ -80,6 +80,8 @@ struct Fixture {
     for (uint64_t A : Frames)
       Chain.push_back(ulittle64(A));
   }
+  /// Counts one sample; the contexts are in C.Profile after
+  /// C.finalize().
   void count(SampleCounter &C, uint64_t Ip) {
     C.count(Maps, 1, Ip, AddrMode::User, 1000, Br, Chain);
   }
@@ -108,6 +110,7 @@ TEST(Contexts, UnwindsCallsAndReturns) {
          {0x400100, 0x400300},
          {0x4000f0, 0x4000a0}});
   X.count(C, 0x400350);
+  C.finalize();
   EXPECT_EQ(X.print(C.Profile), "C\n"
                                 "  B 0xf0 0xa0 1\n"
                                 "  B 0x100 0x300 1\n"
@@ -158,6 +161,7 @@ TEST(Contexts, ForeignFramesAndReturnsFromLibraries) {
          {0x400120, 0x7f0000},   // main calls memcpy
          {0x4000f0, 0x4000a0}}); // main's loop
   X.count(C, 0x400130);
+  C.finalize();
   EXPECT_EQ(X.print(C.Profile), "C\n"
                                 "  B 0xf0 0xa0 1\n"
                                 "  B 0x120 libc:0x0 1\n"
@@ -183,6 +187,7 @@ TEST(Contexts, ReturnToALibraryIsTheRoot) {
          {0x400410, 0x7f0200},
          {0x400320, 0x400400}});
   X.count(C, 0x7f0300);
+  C.finalize();
   EXPECT_EQ(X.print(C.Profile), "C\n"
                                 "  B 0x320 0x400 1\n"
                                 "  B 0x410 libc:0x200 1\n"
@@ -211,6 +216,8 @@ TEST(Contexts, MergeAndDepthBound) {
   X.lbr({{0x400408, 0x400400}, {0x400320, 0x400400}});
   X.count(C2, 0x400410);
   X.count(C1, 0x400410);
+  C1.finalize();
+  C2.finalize();
   C1.Profile.merge(C2.Profile);
   EXPECT_EQ(X.print(C1.Profile), "C 0x105\n"
                                  "  B 0x310 0x300 1\n"
@@ -229,6 +236,7 @@ TEST(Contexts, MergeAndDepthBound) {
   X.Opts.MaxContextDepth = 1;
   SampleCounter C3(X.Opts);
   X.count(C3, 0x400410);
+  C3.finalize();
   EXPECT_EQ(X.print(C3.Profile), "C\n"
                                  "  B 0x320 0x400 1\n"
                                  "C 0x325\n"

@@ -196,7 +196,14 @@ public:
   /// The Loc of runtime address A in process Pid (ExternalLoc if unmapped),
   /// looked up in the maps Mode names.
   Loc locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A,
-             AddrMode Mode = AddrMode::Either);
+             AddrMode Mode = AddrMode::Either) {
+    // The last user mapping found answers most lookups (two per entry and
+    // one per call-stack frame): checked here, inline.
+    if (Mode != AddrMode::Kernel && Mode != AddrMode::None && CacheValid &&
+        Pid == CachePid && A - CacheMap.Start < CacheMap.End - CacheMap.Start)
+      return makeLoc(CacheMap.Dso, CacheMap.fileOffset(A));
+    return locateSlow(Maps, Pid, A, Mode);
+  }
   /// Forget the cached mapping (the maps changed).
   void invalidate() { CacheValid = CacheKernelValid = false; }
   /// Moves the counted traces into Profile's branches and ranges.
@@ -214,6 +221,8 @@ public:
   struct TraceCount {
     uint64_t Count = 0, Mispred = 0, Cycles = 0;
     double Weight = 0;
+    /// Its index in TraceKeys.
+    uint32_t Id = 0;
   };
   /// Below any real Loc (those have a DSO in the top bits), above External.
   static constexpr Loc NoNext = 1;
@@ -234,10 +243,16 @@ private:
   Mapping CacheMap, CacheKernel;
   bool CacheValid = false, CacheKernelValid = false;
   Loc locateUser(const ProcessMaps &Maps, uint32_t Pid, uint64_t A);
+  Loc locateSlow(const ProcessMaps &Maps, uint32_t Pid, uint64_t A,
+                 AddrMode Mode);
   Loc locateKernel(const ProcessMaps &Maps, uint64_t A);
   /// Per-sample scratch (no allocation per sample once warmed up).
   std::vector<Loc> From, To;
   llvm::DenseMap<TraceKey, TraceCount, TraceKeyInfo> Traces;
+  /// The keys of Traces by id, and the trace id of each entry of the
+  /// sample being counted (~0u: not usable).
+  std::vector<TraceKey> TraceKeys;
+  std::vector<uint32_t> TraceOf;
   /// Per DSO index: -1 not known yet, 0 not the context binary, 1 it is.
   std::vector<int8_t> IsContextBinary;
   /// The context oracle's answers by file offset, each asked once per
@@ -251,6 +266,47 @@ private:
   llvm::DenseMap<uint64_t, OracleAnswers> OracleMemo;
   OracleAnswers &oracleAt(const TransferOracle &O, uint64_t Off, bool Site);
   bool inContextBinary(const ProcessMaps &Maps, Loc L);
+  /// One step of the unwinding: an entry's trace (its branch From -> To
+  /// and the run to the newer entry's source, the same key count() uses)
+  /// met in context Ctx, as Ctx << 32 | the trace's id. The range ran in
+  /// Ctx, the branch in the context after undoing it, which depends on
+  /// nothing else: it is worked out once (oracle, trie) and each later
+  /// meeting is one hash update on a 64-bit key; the ranges and branches
+  /// are split out in finalize(). (Lua's CSSPGO recording: 18.6M entries,
+  /// about 11k distinct steps per thread; per entry this was two lookups
+  /// of 20-byte keys, the oracle's memo and the context binary's check.)
+  struct Step {
+    /// The context of the branch (after undoing it).
+    uint32_t NewCtx = 0;
+    /// The call did not match the stack: unwinding stops here.
+    bool Mismatch = false;
+    /// Undoing the branch dropped the context's outermost frame.
+    bool DepthCut = false;
+    uint64_t Count = 0;
+    double Weight = 0;
+  };
+  llvm::DenseMap<uint64_t, Step> Steps;
+  /// The context at the IP of a call stack's user frames (return
+  /// addresses, innermost first), as the trie interns it. Call stacks
+  /// repeat from sample to sample, and the walk costs a lookup and an
+  /// intern per frame (Lua: about 25 frames, half of the unwinding's
+  /// instructions), so contexts are kept by stack, for one version of the
+  /// maps, up to StackMemoFrames frames.
+  uint32_t contextOfStack(const ProcessMaps &Maps, uint32_t Pid,
+                          llvm::ArrayRef<ulittle64> Frames, bool Marker);
+  uint32_t walkStack(const ProcessMaps &Maps, uint32_t Pid,
+                     llvm::ArrayRef<ulittle64> Frames, bool Marker);
+  struct StackMemo {
+    uint32_t Pid = 0, Len = 0, Ctx = 0;
+    bool Marker = false;
+    size_t First = 0; ///< in StackFrames
+  };
+  static constexpr size_t StackMemoFrames = size_t(1) << 22;
+  llvm::DenseMap<uint64_t, StackMemo> Stacks;
+  std::vector<uint64_t> StackFrames;
+  uint64_t StacksVersion = 0;
+  /// What undoing branch From -> To does to context Ctx.
+  Step unwindStep(const ProcessMaps &Maps, uint32_t Ctx, Loc From, Loc To);
   /// Unwinds the branch stack against the call stack (Contexts.h); From
   /// and To hold the entries' Locs.
   void countContexts(const ProcessMaps &Maps, uint32_t Pid,

@@ -97,7 +97,11 @@ public:
   void clearProcesses() {
     ByPid.clear();
     Kernel.clear();
+    Version = nextVersion();
   }
+  /// Changes whenever a lookup's answer may change (mappings added or
+  /// dropped); copies share it until one changes. For caches of answers.
+  uint64_t version() const { return Version; }
 
   /// The DSO index of a file, made on first use (raw profiles name their
   /// files without mapping them). Files are told apart by path and
@@ -115,6 +119,8 @@ private:
   /// Sorted by Start, non-overlapping.
   using MapList = std::vector<Mapping>;
   static void insert(MapList &L, const Mapping &M);
+  static uint64_t nextVersion();
+  uint64_t Version = nextVersion();
   static const Mapping *lookup(const MapList &L, uint64_t A);
 
   /// Keyed by the pid widened to 64 bits: DenseMap<uint32_t> reserves the
