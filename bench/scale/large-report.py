@@ -108,11 +108,11 @@ def main():
     if a.png:
         plot(rows, a.png)
     if a.readme:
-        write_section(a.readme, "large",
+        write_section(a.readme, a.marker or "large",
                       "lbr2prof %s, load %s at the end; times are medians of "
                       "lbr2prof's runs (peers: one run), RSS the largest peak; "
                       "ratios: peer time / lbr2prof time, lbr2prof RSS / peer "
-                      "RSS." % (a.rev, a.load), text, "large.png",
+                      "RSS." % (a.rev, a.load), text, a.png.split("/")[-1] if a.png else "large.png",
                       "time and RSS against binary size")
 
 

@@ -26,6 +26,11 @@
 #                  its line profile and fdata are compared with cmp
 #        WORK      (default $TMPDIR/lbr2prof-large; kept: the binaries take
 #                  minutes to build)
+#        PER_TU    functions per translation unit (default 2000: a worst
+#                  case, every unit holds a hot function; real C and C++
+#                  programs have tens per source file); another value
+#                  builds its own binaries (in WORK/gen-tuK) and reports
+#                  apart (large-tuK.csv, README section large-tuK)
 #        BUILD_DIR (default build); REPORT=1 updates README.md and the plot
 set -eu
 cd "$(dirname "$0")/../.."
@@ -42,7 +47,13 @@ W=${WORK:-${TMPDIR:-/tmp}/lbr2prof-large}
 mkdir -p "$W" bench/results
 B=$W/lbr2prof
 cp "$LBR2PROF" "$B"
-CSV=bench/results/large.csv
+PER_TU=${PER_TU:-2000}
+if [ "$PER_TU" = 2000 ]; then
+  NAME=large GEN=$W/gen
+else
+  NAME=large-tu$PER_TU GEN=$W/gen-tu$PER_TU
+fi
+CSV=bench/results/$NAME.csv
 REV="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib tools include 2>/dev/null || echo '+changes')"
 echo "functions,binary_mb,profile,samples,tool,run,seconds,max_rss_kb,anon_kb,status,same_as_ref" > "$CSV"
 echo "lbr2prof $REV; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -67,8 +78,8 @@ run() {
 }
 
 for n in $FUNCS; do
-  python3 bench/scale/gen-large.py --functions "$n" --out "$W/gen"
-  BIN=$W/gen/large-$n
+  python3 bench/scale/gen-large.py --functions "$n" --per-tu "$PER_TU" --out "$GEN"
+  BIN=$GEN/large-$n
   mb=$(stat -c %s "$BIN" | awk '{printf "%.1f", $1/1e6}')
   for prof in $PROFILES; do
     if [ "$prof" = broad ] && [ "$n" -gt "$BROAD_MAX" ]; then
@@ -76,6 +87,7 @@ for n in $FUNCS; do
       continue
     fi
     D=$W/$prof-$n.data
+    [ "$PER_TU" = 2000 ] || D=$W/$prof-$n-tu$PER_TU.data
     case $prof in
       narrow) args="100 1000" ;;
       fixed) args="$((n / 320)) 1000" ;;
@@ -109,7 +121,7 @@ done
 echo
 if [ "${REPORT:-0}" = 1 ]; then
   /usr/bin/python3 bench/scale/large-report.py "$CSV" --rev "$REV" --load "$(cut -d' ' -f1-3 /proc/loadavg)" \
-    --readme bench/scale/README.md --png bench/scale/large.png
+    --readme bench/scale/README.md --png bench/scale/$NAME.png --marker "$NAME"
 else
   python3 bench/scale/large-report.py "$CSV" --rev "$REV"
 fi

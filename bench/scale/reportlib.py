@@ -12,6 +12,8 @@ def parse_args(doc):
     ap.add_argument("--load", default="")
     ap.add_argument("--readme")
     ap.add_argument("--png")
+    ap.add_argument("--marker", default=None,
+                    help="the README section's marker (default: the script's)")
     return ap.parse_args()
 
 

@@ -276,12 +276,19 @@ void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
     Work &Wk = W[FB];
     Wk.Delta[IB] += int64_t(Rg.Count);
     Wk.Delta[IE + 1] -= int64_t(Rg.Count);
+    // The leaders inside the range, in address order, are found among
+    // its own instructions, each search starting where the last stopped
+    // (a search of the whole function per leader was a seventh of
+    // sqlite's CSSPGO run, which builds a profile per context).
     auto L = std::upper_bound(Wk.Leaders.begin(), Wk.Leaders.end(), Rg.Begin);
+    const Inst *Pos = I.begin() + IB, *RangeEnd = I.begin() + IE + 1;
     for (; L != Wk.Leaders.end() && *L <= Rg.End; ++L) {
-      int Idx = instIndexAt(I, *L);
-      if (Idx <= 0)
+      Pos = std::lower_bound(Pos, RangeEnd, *L, [](const Inst &X, uint64_t A) {
+        return X.Addr < A;
+      });
+      if (Pos == RangeEnd || Pos->Addr != *L || Pos == I.begin())
         continue;
-      Wk.FallThrough.push_back({I[Idx - 1].Addr, *L, Rg.Count, 0, 0});
+      Wk.FallThrough.push_back({Pos[-1].Addr, *L, Rg.Count, 0, 0});
     }
   }
 }
@@ -303,12 +310,17 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
     if (Run > 0)
       Cfg.InstCounts.push_back({I[K].Addr, uint64_t(Run)});
   }
+  // Leaders are sorted: their instructions are met walking the function
+  // once, as the counts above were.
+  const Inst *Pos = I.begin();
   for (size_t K = 0; K < Wk.Leaders.size(); ++K) {
     Block B;
     B.Start = Wk.Leaders[K];
     B.End = K + 1 < Wk.Leaders.size() ? Wk.Leaders[K + 1] : FS.End;
-    int Idx = instIndexAt(I, B.Start);
-    B.Count = Idx >= 0 ? InstCount[Idx] : 0;
+    while (Pos != I.end() && Pos->Addr < B.Start)
+      ++Pos;
+    B.Count = Pos != I.end() && Pos->Addr == B.Start ? InstCount[Pos - I.begin()]
+                                                      : 0;
     Cfg.Blocks.push_back(B);
   }
   auto ByAddr = [](const Edge &A, const Edge &B) {

@@ -245,4 +245,24 @@ TEST(Contexts, MergeAndDepthBound) {
   EXPECT_EQ(C3.Profile.Contexts.Stats.DepthCut, 1u);
 }
 
+// A call stack's context is kept by stack, but only while the maps stay
+// the same: the return address 0x600105 is outside every mapping (so the
+// context at the IP is the root) until /bin/app is mapped there too, when
+// the same raw stack means [0x105].
+TEST(Contexts, StacksAreLookedUpAgainWhenTheMapsChange) {
+  Fixture X;
+  SampleCounter C(X.Opts);
+  X.stack({0x400350, 0x600105});
+  X.lbr({{0x400330, 0x400340}});
+  X.count(C, 0x400350);
+  X.count(C, 0x400350);
+  X.Maps.addMmap(mm(0x600000, 0x1000, "/bin/app"));
+  X.count(C, 0x400350);
+  C.finalize();
+  EXPECT_EQ(X.print(C.Profile), "C\n"
+                                "  B 0x330 0x340 2\n"
+                                "C 0x105\n"
+                                "  B 0x330 0x340 1\n");
+}
+
 } // namespace
