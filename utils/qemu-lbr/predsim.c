@@ -1,4 +1,4 @@
-/*===- predsim.c - callgrind's branch predictor, and larger tables ---*- C -*-===*
+/*===- predsim.c - callgrind's branch predictor, larger tables ---*- C -*-===*
  *
  * With LBR_PREDSIM=FILE in its environment, the plugin also runs every
  * conditional and indirect branch the guest executes through the branch
