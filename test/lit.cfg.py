@@ -67,6 +67,9 @@ if have("g++-12"):
     config.available_features.add("g++-12")
 if have("qemu-x86_64"):
     config.available_features.add("qemu")
+# callgrind judges lbr-record's copy of its branch predictor (predsim.test).
+if have("valgrind"):
+    config.available_features.add("valgrind")
 if os.path.exists(os.path.join(config.llvm_tools_dir, "perf2bolt")):
     config.available_features.add("perf2bolt")
 if have("llvm-profgen"):

@@ -3,7 +3,10 @@
 # AutoFDO, on one program (issue 19). Six builds, each from a recording of
 # the one before it on the training workload:
 #   o2             -O2 -g (bench/pgo/build.sh's o2) + -ffunction-sections
-#                  -fbasic-block-address-map, linked by ld.lld --emit-relocs
+#                  -fbasic-block-address-map -mllvm
+#                  -pgo-analysis-map=bb-freq,br-prob (the map also carries
+#                  the CFG and static frequencies: lbr2prof re-derives the
+#                  blocks clang aligns), linked by ld.lld --emit-relocs
 #   o2-bolt        llvm-bolt-19 o2, -data= lbr2prof's fdata of o2's recording
 #   o2-prop        o2 rebuilt with lbr2prof's cluster list
 #                  (-fbasic-block-sections=list=) and symbol order
@@ -39,7 +42,7 @@ export LBR2PROF_BENCH_DIR=${LBR2PROF_BENCH_DIR:-/work/scratch/pgo}
 W=$LBR2PROF_BENCH_DIR
 O=${PROPELLER_BENCH_OUT:-/tmp/lbr2prof-propeller}/$PROG
 L2P=${LBR2PROF:-$ROOT/build/bin/lbr2prof}
-MAPFLAGS="-ffunction-sections -fbasic-block-address-map"
+MAPFLAGS="-ffunction-sections -fbasic-block-address-map -mllvm -pgo-analysis-map=bb-freq,br-prob"
 LD="-fuse-ld=lld -Wl,--emit-relocs"
 BOLTOPTS="-reorder-blocks=ext-tsp -reorder-functions=cdsort -split-functions"
 # llvm-bolt-19 stops on oniguruma's match_at (computed gotos: "unable to get

@@ -36,13 +36,16 @@ Expected<std::vector<MachineFunctionBlocks>> readMachineBlocks(StringRef Path) {
                      "maps addresses to basic block ids with it; build with "
                      "clang -fbasic-block-address-map (LLVM 19)",
                      Path);
-  Expected<std::vector<BBAddrMap>> Maps = Elf->readBBAddrMap();
+  std::vector<PGOAnalysisMap> Pgo;
+  Expected<std::vector<BBAddrMap>> Maps =
+      Elf->readBBAddrMap(std::nullopt, &Pgo);
   if (!Maps)
     return makeError("{0}: .llvm_bb_addr_map: {1}", Path,
                      toString(Maps.takeError()));
   std::vector<MachineFunctionBlocks> Out;
   Out.reserve(Maps->size());
-  for (const BBAddrMap &M : *Maps) {
+  for (size_t I = 0; I < Maps->size(); ++I) {
+    const BBAddrMap &M = (*Maps)[I];
     MachineFunctionBlocks F;
     F.Entry = M.getFunctionAddress();
     for (const BBAddrMap::BBRangeEntry &R : M.getBBRanges())
@@ -54,12 +57,29 @@ Expected<std::vector<MachineFunctionBlocks>> readMachineBlocks(StringRef Path) {
         B.CanFallThrough = E.canFallThrough();
         F.Blocks.push_back(B);
       }
+    // The PGO entries follow the blocks' order in the map. Only a function
+    // in one range (the compiler's own layout) keeps them.
+    if (I < Pgo.size() && Pgo[I].FeatEnable.BBFreq &&
+        Pgo[I].FeatEnable.BrProb && M.getBBRanges().size() == 1 &&
+        Pgo[I].BBEntries.size() == F.Blocks.size()) {
+      F.HasCfg = true;
+      for (size_t K = 0; K < F.Blocks.size(); ++K) {
+        const PGOAnalysisMap::PGOBBEntry &E = Pgo[I].BBEntries[K];
+        F.Blocks[K].Freq = E.BlockFreq.getFrequency();
+        for (const PGOAnalysisMap::PGOBBEntry::SuccessorEntry &S :
+             E.Successors)
+          F.Blocks[K].Succs.push_back({S.ID, S.Prob.getNumerator()});
+      }
+    }
     // Entries are in address order within a range; ranges may not be. An
-    // empty block goes before the block that starts where it does.
-    std::sort(F.Blocks.begin(), F.Blocks.end(),
-              [](const MachineBlock &A, const MachineBlock &B) {
-                return std::tie(A.Start, A.End) < std::tie(B.Start, B.End);
-              });
+    // empty block goes before the block that starts where it does. One
+    // range is in order already and keeps the map's order (the compiler's
+    // layout, whose neighbours loopAligned reads).
+    auto ByAddr = [](const MachineBlock &A, const MachineBlock &B) {
+      return std::tie(A.Start, A.End) < std::tie(B.Start, B.End);
+    };
+    if (!std::is_sorted(F.Blocks.begin(), F.Blocks.end(), ByAddr))
+      std::sort(F.Blocks.begin(), F.Blocks.end(), ByAddr);
     Out.push_back(std::move(F));
   }
   std::sort(Out.begin(), Out.end(),

@@ -102,7 +102,9 @@ struct CutBlocks {
   size_t N = 0;
   std::vector<uint64_t> Count, Size, Body;
   std::map<std::pair<unsigned, unsigned>, uint64_t> Edges;
-  std::vector<bool> Aligned;
+  /// Aligned: the compiler aligns the block; Gap: padding lies before it
+  /// in the binary (an aligned block on a 16-byte boundary has none).
+  std::vector<bool> Aligned, Gap;
   std::vector<int> Uncond, CondTarget;
   /// The hot blocks, entry first, and each block's index among them.
   std::vector<unsigned> Hot;
@@ -203,6 +205,153 @@ void readBranches(ArrayRef<Inst> Insts, const MachineFunctionBlocks &M,
   }
 }
 
+/// The blocks LLVM 19's MachineBlockPlacement::alignBlocks marks for loop
+/// alignment, re-derived from the map's CFG and static frequencies: every
+/// block but the first that lies in a natural loop (a back edge's target
+/// dominating its source, and the blocks that reach the source without
+/// passing the target), is not cold (its frequency at least a fifth of the
+/// entry's and of its innermost loop's header's), and whose layout
+/// predecessor either is not its predecessor in the CFG or falls into it
+/// with at most a fifth of its frequency. Empty if the map has no CFG.
+std::vector<bool> loopAligned(const MachineFunctionBlocks &M) {
+  size_t N = M.Blocks.size();
+  if (!M.HasCfg || N < 2)
+    return {};
+  DenseMap<uint32_t, unsigned> Index;
+  for (size_t K = 0; K < N; ++K)
+    Index[M.Blocks[K].Id] = unsigned(K);
+  std::vector<std::vector<unsigned>> Succ(N), Pred(N);
+  for (size_t K = 0; K < N; ++K)
+    for (const auto &[Id, Prob] : M.Blocks[K].Succs) {
+      auto It = Index.find(Id);
+      if (It == Index.end())
+        continue;
+      Succ[K].push_back(It->second);
+      Pred[It->second].push_back(unsigned(K));
+    }
+  // Reverse post-order from the entry, then the immediate dominators
+  // (Cooper, Harvey and Kennedy's iteration over it).
+  std::vector<unsigned> Post;
+  std::vector<int> RpoNum(N, -1);
+  {
+    std::vector<bool> Seen(N, false);
+    std::vector<std::pair<unsigned, size_t>> Stack{{0, 0}};
+    Seen[0] = true;
+    while (!Stack.empty()) {
+      auto &[U, Next] = Stack.back();
+      if (Next < Succ[U].size()) {
+        unsigned V = Succ[U][Next++];
+        if (!Seen[V]) {
+          Seen[V] = true;
+          Stack.push_back({V, 0});
+        }
+        continue;
+      }
+      Post.push_back(U);
+      Stack.pop_back();
+    }
+  }
+  std::vector<unsigned> Rpo(Post.rbegin(), Post.rend());
+  for (size_t I = 0; I < Rpo.size(); ++I)
+    RpoNum[Rpo[I]] = int(I);
+  std::vector<int> Idom(N, -1);
+  Idom[0] = 0;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t I = 1; I < Rpo.size(); ++I) {
+      unsigned U = Rpo[I];
+      int New = -1;
+      for (unsigned P : Pred[U]) {
+        if (Idom[P] < 0)
+          continue;
+        if (New < 0) {
+          New = int(P);
+          continue;
+        }
+        int A = int(P), B = New;
+        while (A != B) {
+          while (RpoNum[A] > RpoNum[B])
+            A = Idom[A];
+          while (RpoNum[B] > RpoNum[A])
+            B = Idom[B];
+        }
+        New = A;
+      }
+      if (New != Idom[U]) {
+        Idom[U] = New;
+        Changed = true;
+      }
+    }
+  }
+  auto dominates = [&](unsigned A, unsigned B) {
+    for (;;) {
+      if (A == B)
+        return true;
+      if (B == 0)
+        return false;
+      B = unsigned(Idom[B]);
+    }
+  };
+  // Natural loops by header; each block's innermost loop is the smallest
+  // one holding it.
+  std::map<unsigned, std::vector<bool>> Loops;
+  std::map<unsigned, size_t> LoopSize;
+  for (unsigned U : Rpo)
+    for (unsigned H : Succ[U]) {
+      if (!dominates(H, U))
+        continue;
+      std::vector<bool> &Body = Loops[H];
+      Body.resize(N, false);
+      Body[H] = true;
+      std::vector<unsigned> Work{U};
+      while (!Work.empty()) {
+        unsigned X = Work.back();
+        Work.pop_back();
+        if (Body[X])
+          continue;
+        Body[X] = true;
+        for (unsigned P : Pred[X])
+          if (RpoNum[P] >= 0)
+            Work.push_back(P);
+      }
+    }
+  std::vector<int> Inner(N, -1);
+  for (auto &[H, Body] : Loops) {
+    size_t Size = size_t(std::count(Body.begin(), Body.end(), true));
+    LoopSize[H] = Size;
+    for (size_t X = 0; X < N; ++X)
+      if (Body[X] && (Inner[X] < 0 || LoopSize[unsigned(Inner[X])] > Size))
+        Inner[X] = int(H);
+  }
+  // alignBlocks' test: 1/5 (its ColdProb) of the entry's and of the
+  // header's frequency; the layout predecessor's edge at most 1/5 of the
+  // block's. Frequencies times 5 against frequencies: no division.
+  std::vector<bool> Aligned(N, false);
+  using U128 = unsigned __int128;
+  U128 Entry = M.Blocks[0].Freq;
+  for (size_t K = 1; K < N; ++K) {
+    if (Inner[K] < 0)
+      continue;
+    U128 Freq = M.Blocks[K].Freq;
+    if (Freq * 5 < Entry || Freq * 5 < M.Blocks[unsigned(Inner[K])].Freq)
+      continue;
+    const MachineBlock &Prev = M.Blocks[K - 1];
+    auto Edge = std::find_if(
+        Prev.Succs.begin(), Prev.Succs.end(),
+        [&](const std::pair<uint32_t, uint32_t> &S) {
+          return S.first == M.Blocks[K].Id;
+        });
+    if (Edge == Prev.Succs.end()) {
+      Aligned[K] = true;
+      continue;
+    }
+    // Prev.Freq * Prob / 2^31 <= Freq / 5.
+    U128 EdgeFreq5 = U128(Prev.Freq) * Edge->second * 5;
+    Aligned[K] = EdgeFreq5 <= (Freq << 31);
+  }
+  return Aligned;
+}
+
 CutBlocks cutBlocks(const FunctionCfg &C, ArrayRef<Inst> Insts,
                     const MachineFunctionBlocks &M, LayoutStats &St) {
   CutBlocks F;
@@ -222,25 +371,34 @@ CutBlocks cutBlocks(const FunctionCfg &C, ArrayRef<Inst> Insts,
   for (size_t H = 0; H < F.Hot.size(); ++H)
     F.HotIndex[F.Hot[H]] = int(H);
   // Blocks the compiler aligned: padding lies between them and the block
-  // before in the recorded binary. clang aligns a loop header before the
+  // before in the recorded binary, or (with the map's CFG) alignBlocks'
+  // rule marks them and they start on a 16-byte boundary, where the
+  // padding is empty. clang aligns loop blocks before the
   // basic-block-sections pass orders the blocks, so the block keeps its
   // alignment in the new order, and a block put before it falls through
   // the padding's nops each time it runs on into it.
   F.Aligned.assign(N, false);
+  F.Gap.assign(N, false);
+  std::vector<bool> ByRule = loopAligned(M);
   for (size_t K = 1, Reach = M.Blocks[0].End; K < N; ++K) {
-    F.Aligned[K] = M.Blocks[K].Start > Reach;
+    F.Aligned[K] = F.Gap[K] = M.Blocks[K].Start > Reach;
+    if (!F.Aligned[K] && !ByRule.empty() && ByRule[K] &&
+        M.Blocks[K].Start % 16 == 0 && M.Blocks[K].Start == Reach) {
+      F.Aligned[K] = true;
+      ++St.AlignedByRule;
+    }
     Reach = std::max<uint64_t>(Reach, M.Blocks[K].End);
   }
   return F;
 }
 
-/// The binary's own jmps and padding runs: the padding before an aligned
-/// block runs as often as the block before falls into it.
+/// The binary's own jmps and padding runs: the padding before a block
+/// runs as often as the block before falls into it.
 LayoutCost binaryCost(const CutBlocks &F) {
   LayoutCost Cost;
   for (size_t K = 0; K < F.N; ++K) {
     int Next = K + 1 < F.N ? int(K + 1) : -1;
-    if (Next >= 0 && F.Aligned[Next])
+    if (Next >= 0 && F.Gap[Next])
       Cost.Padded += F.edge(K, Next);
     if (F.Uncond[K] >= 0 && F.Uncond[K] != Next &&
         (Next < 0 || F.CondTarget[K] != Next))
@@ -585,6 +743,10 @@ void printLayoutStats(const PropellerLayout &L, raw_ostream &OS) {
   OS << formatv("propeller: {0} fall-throughs into aligned blocks' padding "
                 "and {1} jmps in the binary, {2} and {3} in the new order\n",
                 PaddedBefore, JumpsBefore, PaddedAfter, JumpsAfter);
+  if (S.AlignedByRule)
+    OS << formatv("propeller: {0} blocks aligned with no padding before them "
+                  "(alignBlocks' rule, on a 16-byte boundary)\n",
+                  S.AlignedByRule);
   if (S.MidBlockCount)
     OS << formatv("propeller: {0} of {1} taken-branch counts land inside a "
                   "block and were left out\n",

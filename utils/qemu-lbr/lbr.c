@@ -177,6 +177,8 @@ static inline int btb_mispredict(struct vcpu *v, uint64_t from, uint64_t to) {
 /* A conditional branch fell through: train toward not-taken. A predicted
  * taken costs the penalty, charged to the next recorded branch's cycles. */
 static inline void cond_not_taken(struct vcpu *v, uint64_t pc) {
+  if (G.predsim)
+    predsim_cond(pc, 0);
   uint8_t *c = &v->bimodal[pc_hash(pc, BIMODAL_BITS)];
   if (*c >= 2)
     v->penalty += G.penalty_cycles;
@@ -190,6 +192,8 @@ static void lbr_push(struct vcpu *v, struct tbinfo *prev, struct tbinfo *tb) {
   int mis = 0;
   switch (prev->kind) {
   case BK_COND: {
+    if (G.predsim)
+      predsim_cond(from, 1);
     uint8_t *c = &v->bimodal[pc_hash(from, BIMODAL_BITS)];
     mis = *c < 2;
     if (*c < 3)
@@ -197,9 +201,13 @@ static void lbr_push(struct vcpu *v, struct tbinfo *prev, struct tbinfo *tb) {
     break;
   }
   case BK_IND:
+    if (G.predsim)
+      predsim_ind(from, to);
     mis = btb_mispredict(v, from, to);
     break;
   case BK_IND_CALL:
+    if (G.predsim)
+      predsim_ind(from, to);
     mis = btb_mispredict(v, from, to);
     ras_push(v, prev->fall);
     if (G.callchain)
@@ -506,6 +514,7 @@ LBR_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
   G.jitter_pct = 10;
   G.seed = 1;
   G.penalty_cycles = 16;
+  G.predsim = predsim_init();
   for (int i = 0; i < argc; ++i) {
     char *eq = strchr(argv[i], '=');
     if (!eq)

@@ -167,6 +167,8 @@ struct plugin_state {
   struct tbinfo *none; /* sentinel "previous block" at a fresh start */
   struct tbinfo **thash;
   size_t thash_size, thash_used;
+  /* LBR_PREDSIM is set: run the branches through predsim.c's models. */
+  int predsim;
 };
 
 extern struct plugin_state G;
@@ -190,5 +192,11 @@ void truth_range(struct tbinfo *start, struct tbinfo *end, uint64_t ninsns);
 void truth_discont(struct tbinfo *from, struct tbinfo *to);
 void truth_reset(void);
 void truth_write(const char *path);
+
+/* predsim.c: callgrind's branch predictor model, with larger tables. */
+int predsim_init(void);
+void predsim_cond(uint64_t pc, int taken);
+void predsim_ind(uint64_t pc, uint64_t to);
+void predsim_write(void);
 
 #endif

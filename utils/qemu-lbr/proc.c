@@ -576,6 +576,8 @@ void proc_exit(void) {
   emit_task(REC_EXIT, G.pid, G.ppid, G.pid, G.ppid, now_time());
   out_flush();
   write_side_files();
+  if (G.predsim)
+    predsim_write();
 }
 
 /* qemu-user 7.2 ends a process that a guest signal kills (SIGSEGV, abort())

@@ -9,9 +9,12 @@
 //     alignment padding between them (the
 //     BinaryProfile's fall-through edge where its CFG has a block boundary,
 //     else the count of the instruction before: it falls through always);
-//   - a block is aligned if padding lies before it in the binary (clang
-//     aligns loop headers before it orders the blocks by the cluster list,
-//     so the alignment stays): a fall-through into it runs the padding;
+//   - a block is aligned if padding lies before it in the binary, or if
+//     the map carries the CFG and static frequencies
+//     (-pgo-analysis-map=bb-freq,br-prob) and LLVM's alignBlocks rule
+//     marks it and it starts on a 16-byte boundary (clang aligns loop
+//     blocks before it orders them by the cluster list, so the alignment
+//     stays): a fall-through into it runs the padding;
 //   - hot blocks are those with a count, and the entry; they go into one
 //     cluster. The orders tried: the address order, ext-TSP's
 //     (llvm::codelayout::computeExtTspLayout, the entry stays first),
@@ -72,6 +75,10 @@ struct LayoutStats {
   /// Taken-branch counts that landed inside a block, not at its start
   /// (the binary's code is not the one the map describes): left out.
   uint64_t MidBlockCount = 0, EdgeCount = 0;
+  /// Blocks taken as aligned with no padding before them: alignBlocks'
+  /// rule marks them (the map's CFG and frequencies) and they start on a
+  /// 16-byte boundary.
+  unsigned AlignedByRule = 0;
 };
 
 struct PropellerLayout {
