@@ -13,11 +13,15 @@ by each recording's value. estcyc is pgo_stats.py's estimate (instructions
 plus flat penalties for mispredictions and cache misses).
 
 With more than one PROGRAM it ends with the corpus table: kinds by
-programs, each cell the mean share and its values, and each tool's best
-kind per program. A program whose
+programs, each cell the mean share and its values, each tool's best
+kind per program, and issue 22's two bars per program on the mean
+shares: whether lbr2prof's best kind recovers at least llvm-profgen's
+best's share, and whether lbr2prof's CSSPGO is at least its own line
+profile where llvm-profgen's CSSPGO is above llvm-profgen's line profile
+(the only programs that bar applies to). A program whose
 instrumented PGO gains less than 3 % by the estimate is marked "no PGO
-signal" (in the instr row and in the best-of rows, which rank nothing
-there): shares of a gain that small are noise.
+signal" (in the instr row, the best-of rows and the bars, which rank
+nothing there): shares of a gain that small are noise.
 
 --use KIND=NAME: in the corpus table and the geometric means, KIND's
 values come from the profiles measured as NAME (a LBR2PROF_VARIANTS
@@ -28,7 +32,8 @@ profile (the per-program tables keep both).
 The corpus table ends with the geometric means over each half of the
 cross-validation split (HALVES: the tuning half chooses defaults, the
 held-out half only reports them), per kind over the programs of that half
-that have it: the geometric mean of the estcyc speedups (each program's
+that have it and a PGO signal (the others are named as left out): the
+geometric mean of the estcyc speedups (each program's
 mean over its recordings) and its share of instrumented PGO's geometric
 mean gain, 100*(G-1)/(G_instr-1), over the same programs. A geometric mean
 of the shares themselves is not defined: a profile that makes a program
@@ -115,13 +120,17 @@ def geomean_lines(progs, instr, allspeed):
     """The geometric-mean rows, one table per half of the split."""
     out = []
     for half, members in HALVES:
-        ps = [p for p in members if p in progs and instr.get(p)]
+        have_instr = [p for p in members if p in progs and instr.get(p)]
+        ps = [p for p in have_instr if instr[p] >= SIGNAL]
+        quiet = [p for p in have_instr if instr[p] < SIGNAL]
         if not ps:
             continue
         kinds = [k for k in KINDS if any(k in allspeed[p] for p in ps)]
         kinds += sorted({k for p in ps for k in allspeed[p]} - set(kinds))
         out.append("")
-        out.append("Geometric mean over the %s half (%s):" % (half, ", ".join(ps)))
+        out.append("Geometric mean over the %s half (%s%s):" % (
+            half, ", ".join(ps),
+            "; %s left out: no PGO signal" % ", ".join(quiet) if quiet else ""))
         out.append("")
         out.append("| profile | programs | estcyc speedup, geomean | instr PGO, geomean | % of instr's geomean gain |")
         out.append("|---|---|---|---|---|")
@@ -133,6 +142,52 @@ def geomean_lines(progs, instr, allspeed):
             out.append("| %s | %s | %.3f | %.3f | %s |" % (
                 k, ", ".join(have) if len(have) < len(ps) else "all %d" % len(ps), g, gi, share))
     return out
+
+
+def best_kind(shares, prefix):
+    """(mean share, kind) of the best of one tool's kinds, or None."""
+    means = [(statistics.mean([x for x in v if x is not None]), k)
+             for k, v in shares.items()
+             if k in KINDS and k.startswith(prefix)
+             and any(x is not None for x in v)]
+    return max(means) if means else None
+
+
+def mean_share(shares, kind):
+    v = [x for x in shares.get(kind, []) if x is not None]
+    return statistics.mean(v) if v else None
+
+
+def bar_cells(allshares, instr, progs):
+    """Issue 22's two bars per program, as the corpus table's last rows:
+    (1) lbr2prof's best kind recovers at least llvm-profgen's best's
+    share; (2) lbr2prof's CSSPGO is not below its own line profile where
+    llvm-profgen's CSSPGO is above llvm-profgen's line profile (the bar
+    applies only there). Both compare the mean shares; a program without
+    a PGO signal is not judged."""
+    first, second = [], []
+    for p in progs:
+        sh = allshares[p]
+        if instr[p] is None or instr[p] < SIGNAL:
+            first.append("no PGO signal" if instr[p] is not None else "")
+            second.append(first[-1])
+            continue
+        a, b = best_kind(sh, "lbr2prof-"), best_kind(sh, "profgen-")
+        if a and b:
+            first.append("%s (%.0f %s %.0f)" % (
+                "yes" if a[0] >= b[0] else "no", a[0], ">=" if a[0] >= b[0] else "<", b[0]))
+        else:
+            first.append("")
+        ll, lc = mean_share(sh, "lbr2prof-line"), mean_share(sh, "lbr2prof-csspgo")
+        pl, pc = mean_share(sh, "profgen-line"), mean_share(sh, "profgen-csspgo")
+        if None in (ll, lc, pl, pc):
+            second.append("")
+        elif pc <= pl:
+            second.append("does not apply (llvm-profgen %.0f <= %.0f)" % (pc, pl))
+        else:
+            second.append("%s (lbr2prof %.0f %s %.0f; llvm-profgen %.0f > %.0f)" % (
+                "holds" if lc >= ll else "fails", lc, ">=" if lc >= ll else "<", ll, pc, pl))
+    return first, second
 
 
 def fmt_shares(sh):
@@ -179,17 +234,18 @@ def main():
         for tool, prefix in (("lbr2prof", "lbr2prof-"), ("llvm-profgen", "profgen-")):
             cells = []
             for p in progs:
-                means = [(statistics.mean([x for x in v if x is not None]), k)
-                         for k, v in allshares[p].items()
-                         if k in KINDS and k.startswith(prefix)
-                         and any(x is not None for x in v)]
-                cell = "%.0f (%s)" % max(means) if means else ""
+                best = best_kind(allshares[p], prefix)
+                cell = "%.0f (%s)" % best if best else ""
                 # No ranking where instrumented PGO itself gains too
                 # little: the shares are noise there (lua).
                 if cell and instr[p] is not None and instr[p] < SIGNAL:
                     cell += ", no PGO signal"
                 cells.append(cell)
             print("| best of %s | %s |" % (tool, " | ".join(cells)))
+        first, second = bar_cells(allshares, instr, progs)
+        print("| lbr2prof's best >= llvm-profgen's best | %s |" % " | ".join(first))
+        print("| lbr2prof's CSSPGO >= its line where llvm-profgen's CSSPGO > its line | %s |"
+              % " | ".join(second))
     print("\n".join(geomean_lines(progs, instr, allspeed)))
 
 
