@@ -160,7 +160,9 @@ WorkSet initWork(const BinaryImage &Image, ArrayRef<unsigned> Funcs,
   WorkSet W(Image.functions().size(), Funcs);
   for (unsigned F : Funcs) {
     Work &Wk = W[F];
-    if (Opts.Leaders) {
+    if (Opts.CountsOnly) {
+      // No blocks: no leaders.
+    } else if (Opts.Leaders) {
       ArrayRef<uint64_t> L = Opts.Leaders->of(Image, F);
       Wk.Leaders.assign(L.begin(), L.end());
     } else {
@@ -247,7 +249,7 @@ void mergeSeenLeaders(WorkSet &W) {
 /// the instructions it covers (as a difference array) and to the
 /// fall-throughs into each leader inside it.
 void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
-                 WorkSet &W, ProfileStats &St) {
+                 WorkSet &W, bool CountsOnly, ProfileStats &St) {
   for (const AddrRange &Rg : Ranges) {
     int FB = Image.functionAt(Rg.Begin), FE = Image.functionAt(Rg.End);
     if (FB < 0 || FE < 0) {
@@ -276,6 +278,8 @@ void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
     Work &Wk = W[FB];
     Wk.Delta[IB] += int64_t(Rg.Count);
     Wk.Delta[IE + 1] -= int64_t(Rg.Count);
+    if (CountsOnly)
+      continue;
     // The leaders inside the range, in address order, are found among
     // its own instructions, each search starting where the last stopped
     // (a search of the whole function per leader was a seventh of
@@ -302,14 +306,23 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
   Cfg.EntryCount = Wk.EntryCount;
   ArrayRef<Inst> I = Image.instructions(F);
   const FunctionSym &FS = Image.functions()[F];
-  std::vector<uint64_t> InstCount(I.size());
+  // Per instruction, for the blocks' counts below.
+  std::vector<uint64_t> InstCount(Opts.CountsOnly ? 0 : I.size());
   int64_t Run = 0;
   for (size_t K = 0; K < I.size(); ++K) {
     Run += Wk.Delta[K];
-    InstCount[K] = uint64_t(Run);
+    if (!Opts.CountsOnly)
+      InstCount[K] = uint64_t(Run);
     if (Run > 0)
       Cfg.InstCounts.push_back({I[K].Addr, uint64_t(Run)});
   }
+  Cfg.Taken = std::move(Wk.Taken);
+  auto ByAddr = [](const Edge &A, const Edge &B) {
+    return std::tie(A.From, A.To) < std::tie(B.From, B.To);
+  };
+  std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
+  if (Opts.CountsOnly)
+    return;
   // Leaders are sorted: their instructions are met walking the function
   // once, as the counts above were.
   const Inst *Pos = I.begin();
@@ -323,9 +336,6 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
                                                       : 0;
     Cfg.Blocks.push_back(B);
   }
-  auto ByAddr = [](const Edge &A, const Edge &B) {
-    return std::tie(A.From, A.To) < std::tie(B.From, B.To);
-  };
   std::sort(Wk.FallThrough.begin(), Wk.FallThrough.end(), ByAddr);
   for (const Edge &E : Wk.FallThrough) {
     if (!Cfg.FallThrough.empty() && Cfg.FallThrough.back().From == E.From &&
@@ -334,8 +344,6 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
     else
       Cfg.FallThrough.push_back({E.From, E.To, E.Count, 0, 0});
   }
-  Cfg.Taken = std::move(Wk.Taken);
-  std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
   inferConsistentCounts(Cfg, Image, Opts.InferFlow);
 }
 
@@ -351,6 +359,8 @@ ArrayRef<uint64_t> LeaderCache::of(const BinaryImage &Image, unsigned F) {
 BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
                                  const BinaryImage &Image,
                                  BinaryProfileOptions Opts) {
+  assert((!Opts.CountsOnly || Opts.InferFlow == FlowInferenceMethod::None) &&
+         "flow inference needs the blocks");
   BinaryProfile P;
   // 1. Branches and ranges in binary addresses; which functions they touch.
   std::vector<char> Touched(Image.functions().size(), 0);
@@ -372,7 +382,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
 
   // 4. Validate each distinct range, then count instructions and
   //    fall-throughs.
-  countRanges(Image, Ranges, W, P.Stats);
+  countRanges(Image, Ranges, W, Opts.CountsOnly, P.Stats);
 
   // 5. Blocks with counts, edges sorted.
   for (size_t K = 0; K < Funcs.size(); ++K)

@@ -417,6 +417,9 @@ public:
     BO.Threads = 1;
     BO.InferFlow = InferFlow;
     BO.Leaders = &Leaders;
+    // Only counts and taken edges are read below, unless flow inference
+    // needs the blocks.
+    BO.CountsOnly = InferFlow == FlowInferenceMethod::None;
   }
   /// Every context of Raw with a branch or range in the binary.
   void addContexts(const RawProfile &Raw);

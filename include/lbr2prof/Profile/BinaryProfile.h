@@ -113,6 +113,13 @@ struct BinaryProfileOptions {
   /// Static leaders from here (kept for the next call) rather than found
   /// anew.
   LeaderCache *Leaders = nullptr;
+  /// Only the instruction counts, taken edges and entry counts are wanted:
+  /// no blocks, no fall-through edges (so no leaders). Not with
+  /// InferFlow, which works on blocks. The context profile builder makes
+  /// a profile per context and reads only those (sqlite's CSSPGO: 4,597
+  /// contexts, each copying and walking every leader of the functions
+  /// that ran in it).
+  bool CountsOnly = false;
 };
 
 /// Builds the profile of DSO index Dso (as numbered by the aggregator's
