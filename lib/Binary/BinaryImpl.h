@@ -58,6 +58,10 @@ public:
   /// Decoded instructions per function; filled once.
   struct Slot {
     std::once_flag Once;
+    /// Insts is filled: asked first, as call_once's own check is a
+    /// library call each time (the context profile builder asks per
+    /// context for every function that ran in it).
+    std::atomic<bool> Ready{false};
     llvm::ArrayRef<Inst> Insts;
   };
   mutable std::unique_ptr<Slot[]> Decoded;

@@ -287,12 +287,15 @@ ArrayRef<Inst> BinaryImage::Impl::keep(ArrayRef<Inst> Insts) const {
 
 ArrayRef<Inst> BinaryImage::instructions(unsigned FuncIndex) const {
   Impl::Slot &S = I->Decoded[FuncIndex];
+  if (S.Ready.load(std::memory_order_acquire))
+    return S.Insts;
   std::call_once(S.Once, [&] {
     // One scratch array per thread, reused: decoding allocates nothing
     // once it has grown to the largest function.
     thread_local std::vector<Inst> Scratch;
     I->decode(I->Functions[FuncIndex], Scratch);
     S.Insts = I->keep(Scratch);
+    S.Ready.store(true, std::memory_order_release);
   });
   return S.Insts;
 }
