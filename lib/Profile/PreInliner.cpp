@@ -157,9 +157,15 @@ private:
 };
 
 /// The calls into a context: its head samples (calls seen in branch
-/// stacks), else, as clang's FunctionSamples::getHeadSamplesEstimate
-/// reads a context profile, its first counted line's count, and 1 if it
-/// has any sample at all (lines written with 0 are not in clang's map).
+/// stacks), else its first counted line's count, and 1 if it has any
+/// sample at all. This is llvm-profgen's estimate (its profiles hold no
+/// zero lines when its pre-inliner runs), and it decides as llvm-profgen
+/// does on llvm-profgen's own inputs (preinliner-budget.test). clang's
+/// FunctionSamples::getHeadSamplesEstimate reads the first line even when
+/// it is 0 (llvm-profdata reads written zeros back), which would make a
+/// function whose entry never ran in a sample (bzip2's mainSort: 11 calls,
+/// a loop of 1.8M) cold; choosing between the two is for the tuning half
+/// of bench/pgo (bench/pgo/README.md, session 13).
 static uint64_t callsInto(const FlatProfiles::Node &N) {
   if (N.Head)
     return N.Head;
