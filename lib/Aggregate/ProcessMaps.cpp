@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Aggregate/ProcessMaps.h"
-#include <atomic>
 #include "lbr2prof/Support/Path.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <atomic>
 
 using namespace llvm;
 namespace lbr2prof {
@@ -91,9 +91,9 @@ uint64_t ProcessMaps::nextVersion() {
 }
 
 void ProcessMaps::addMmap(const MmapEvent &E) {
-  Version = nextVersion();
   if (!E.isExecutable() || E.Len == 0)
     return;
+  Version = nextVersion();
   Mapping M;
   M.Start = E.Addr;
   // A length that runs past the address space (armv7 perf 3.4 wrote the
@@ -122,19 +122,19 @@ void ProcessMaps::addMmap(const MmapEvent &E) {
 }
 
 void ProcessMaps::fork(uint32_t Pid, uint32_t PPid) {
-  Version = nextVersion();
   if (Pid == PPid)
     return;
   auto It = ByPid.find(PPid);
   if (It != ByPid.end()) {
     MapList Copy = It->second;
     ByPid[Pid] = std::move(Copy);
+    Version = nextVersion();
   }
 }
 
 void ProcessMaps::exec(uint32_t Pid) {
-  Version = nextVersion();
-  ByPid.erase(Pid);
+  if (ByPid.erase(Pid))
+    Version = nextVersion();
 }
 
 const Mapping *ProcessMaps::lookup(const MapList &L, uint64_t A) {
