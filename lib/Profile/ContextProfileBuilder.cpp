@@ -587,10 +587,7 @@ void ContextCounter::addCalls(unsigned F, const FunctionCfg &Cfg,
     if (!Restart)
       CalleeGroups.assign(Groups.begin(), Groups.end());
     CalleeGroups.push_back(Site.Group);
-    SampleContextFrameVector CalleeLeaf;
-    CalleeLeaf.emplace_back(FunctionId(CalleeName), LineLocation(0, 0));
-    Flat.at(Flat.base(CalleeGroups), Flat.Suffixes.intern(CalleeLeaf)).Head +=
-        E.Count;
+    Flat.at(Flat.base(CalleeGroups), Flat.leafOf(CalleeName)).Head += E.Count;
   }
 }
 

@@ -12,6 +12,7 @@
 #include "lbr2prof/Support/Hash.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ProfileData/SampleProf.h"
 #include <algorithm>
 #include <map>
@@ -139,6 +140,21 @@ public:
       GroupsOf[Id].assign(Groups.begin(), Groups.end());
     return Id;
   }
+  /// The suffix of function Name called from a context: its own node
+  /// (the name at location 0, no inline frames), interned once per name.
+  /// The frame keeps Name's characters, not a copy: they must live as
+  /// long as the profiles (a symbol's or probe descriptor's name).
+  uint32_t leafOf(llvm::StringRef Name) {
+    auto [It, New] = LeafIds.try_emplace(Name);
+    if (New) {
+      llvm::sampleprof::SampleContextFrameVector L{
+          llvm::sampleprof::SampleContextFrame(
+              llvm::sampleprof::FunctionId(Name),
+              llvm::sampleprof::LineLocation(0, 0))};
+      It->second = Suffixes.intern(L);
+    }
+    return It->second;
+  }
   /// Keep(Base, Leaf) decides whether the call context of function Leaf
   /// (a Suffixes id) called under Base stays a context. Where a call in a
   /// node's chain is rejected, the node's context restarts after it: its
@@ -156,14 +172,9 @@ public:
       }
       return D->second;
     };
-    auto leafOf = [&](const llvm::sampleprof::SampleContextFrame &F) {
-      llvm::sampleprof::SampleContextFrameVector L{llvm::sampleprof::SampleContextFrame(F.Func, llvm::sampleprof::LineLocation(0, 0))};
-      return Suffixes.intern(L);
-    };
-    // Per suffix, its leaf; per (base, cut), the base without the cut
-    // groups: asked once per node, interned once each (sqlite's CSSPGO
-    // has 70k nodes over a few thousand of either).
-    llvm::DenseMap<uint32_t, uint32_t> LeafOfSuffix;
+    // Per (base, cut), the base without the cut groups: asked once per
+    // node, interned once each (sqlite's CSSPGO has 70k nodes over a few
+    // thousand of them).
     llvm::DenseMap<uint64_t, uint32_t> CutBases;
     // Boundary K is the call made at group K; its callee is the outermost
     // function of the next group, or, for the last boundary, of the node's
@@ -178,7 +189,7 @@ public:
       std::vector<llvm::sampleprof::SampleContextFrameVector> G = groupsOf(Base);
       size_t Cut = 0;
       for (size_t K = 0; K + 1 < G.size(); ++K)
-        if (!keep(base(llvm::ArrayRef(G).take_front(K + 1)), leafOf(G[K + 1].front())))
+        if (!keep(base(llvm::ArrayRef(G).take_front(K + 1)), leafOf(G[K + 1].front().Func.stringRef())))
           Cut = K + 1;
       InnerCuts[Base] = Cut;
       return Cut;
@@ -189,13 +200,9 @@ public:
       size_t Groups = groupsOf(Base).size();
       size_t Cut = innerCut(Base);
       // The last boundary's prefix is the whole chain: Base itself.
-      if (Groups) {
-        auto [L, NewLeaf] = LeafOfSuffix.try_emplace(Suffix);
-        if (NewLeaf)
-          L->second = leafOf(Suffixes.get(Suffix).front());
-        if (!keep(Base, L->second))
-          Cut = Groups;
-      }
+      if (Groups &&
+          !keep(Base, leafOf(Suffixes.get(Suffix).front().Func.stringRef())))
+        Cut = Groups;
       uint32_t NewBase = Base;
       if (Cut) {
         auto [B, NewCut] = CutBases.try_emplace((uint64_t(Base) << 32) | Cut);
@@ -263,6 +270,7 @@ public:
 private:
   ContextProfileResult &R;
   llvm::DenseMap<uint64_t, Node> Nodes;
+  llvm::StringMap<uint32_t> LeafIds;
   /// Per Bases id made by base(): its call-site groups.
   std::vector<std::vector<llvm::sampleprof::SampleContextFrameVector>> GroupsOf;
 };

@@ -104,16 +104,6 @@ private:
       newNode(Callee, {Group, Callee});
     return Id;
   }
-  uint32_t leafOf(StringRef F) {
-    auto [It, New] = LeafIds.try_emplace(F);
-    if (New) {
-      SampleContextFrameVector L{SampleContextFrame(FunctionId(F),
-                                                    LineLocation(0, 0))};
-      It->second = Flat.Suffixes.intern(L);
-    }
-    return It->second;
-  }
-  StringMap<uint32_t> LeafIds;
   void build();
   std::vector<StringRef> topDownOrder() const;
   void process(StringRef F);
@@ -222,7 +212,7 @@ void BudgetPreInliner::build() {
                              ? C.Callee[K]
                              : Flat.Suffixes.get(Suffix).front().Func.stringRef();
       uint32_t Prefix = C.Prefix[K];
-      uint32_t Leaf = leafOf(Callee);
+      uint32_t Leaf = Flat.leafOf(Callee);
       Cur = child(Cur, C.Group[K], Callee);
       uint64_t Key = (uint64_t(Prefix) << 32) | Leaf;
       if (!Seen.insert(Key).second)
