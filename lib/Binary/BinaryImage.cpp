@@ -107,7 +107,7 @@ int instIndexAt(ArrayRef<Inst> Insts, uint64_t Addr) {
 namespace {
 /// A function symbol as read from the symbol table, before aliases merge.
 /// Names point into the symbol table's strings (of the binary, or of the
-/// separate debug file readElf keeps open until the table is built).
+/// separate debug file the BinaryImage keeps open).
 struct RawFunctionSym {
   uint64_t Start, Size;
   StringRef Name;
@@ -309,9 +309,14 @@ static void radixSortByStart(ArrayRef<RawFunctionSym> Raws,
 
 /// One FunctionSym per start address into Functions (sorted by start):
 /// symbols at one address are aliases, and the first global (else the
-/// first in table order) names the function.
+/// first in table order) names the function. Stubs (PLT stubs, sorted by
+/// start) go in between, each unless a symbol starts where it does
+/// (hand-written code, a linker that names stubs): merged here, not
+/// inserted afterwards, which moved every function after the PLT (8% of
+/// a 300 MB binary's profile, bench/scale).
 static void mergeAliases(std::vector<RawFunctionSym> &Raws,
-                         std::vector<FunctionSym> &Functions) {
+                         std::vector<FunctionSym> &Functions,
+                         std::vector<FunctionSym> Stubs = {}) {
   // Globals first at one address: they name the function; then table
   // order. The table positions (Order is the element's index), globals
   // then locals, sorted stably by start with a radix sort: sorting the
@@ -327,25 +332,34 @@ static void mergeAliases(std::vector<RawFunctionSym> &Raws,
         Index.push_back(uint32_t(R.Order));
       }
   radixSortByStart(Raws, Index);
-  Functions.reserve(Functions.size() + Raws.size());
+  Functions.reserve(Functions.size() + Raws.size() + Stubs.size());
+  size_t P = 0;
+  auto stubsBefore = [&](uint64_t Start) {
+    for (; P < Stubs.size() && Stubs[P].Start <= Start; ++P)
+      if (Stubs[P].Start < Start &&
+          (Functions.empty() || Functions.back().Start != Stubs[P].Start))
+        Functions.push_back(std::move(Stubs[P]));
+  };
   for (uint32_t K : Index) {
     const RawFunctionSym &R = Raws[K];
+    stubsBefore(R.Start);
     if (!Functions.empty() && Functions.back().Start == R.Start) {
       FunctionSym &F = Functions.back();
       if (R.Name != F.Name && llvm::find_if(F.Aliases, [&](const auto &A) {
                                 return R.Name == A;
                               }) == F.Aliases.end())
-        F.Aliases.push_back(R.Name.str());
+        F.Aliases.push_back(R.Name);
       F.End = std::max(F.End, R.Start + R.Size);
       continue;
     }
     FunctionSym &F = Functions.emplace_back();
     F.Start = R.Start;
     F.End = R.Start + R.Size;
-    F.Name = R.Name.str();
+    F.Name = R.Name;
     F.Local = R.Local;
-    F.File = R.File.str();
+    F.File = R.File;
   }
+  stubsBefore(~0ULL);
 }
 
 /// Size-0 symbols extend to the next function or the section end; sized
@@ -460,21 +474,12 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
     return Err;
   std::vector<RawFunctionSym> Raws;
   std::vector<LocalSym> Locals;
-  std::optional<OpenedDebugFile> DebugSymbols;
   if (Error Err = readSymbols(E, *Sections, B, Raws, Locals))
     return Err;
-  if (Error Err = readDebugFileSymbols<ELFT>(B, Raws, Locals, DebugSymbols))
+  if (Error Err = readDebugFileSymbols<ELFT>(B, Raws, Locals, B.SymbolFile))
     return Err;
-  // Room for the PLT stubs too (at least 8 bytes each), so that adding
-  // them moves no function: growing 480k functions by a few stubs was 5%
-  // of a 300 MB binary's narrow profile.
-  size_t PltBytes = 0;
-  for (const CodeSection &C : B.Code)
-    if (StringRef(C.Name).starts_with(".plt"))
-      PltBytes += C.Bytes.size();
-  B.Functions.reserve(Raws.size() + PltBytes / 8);
-  mergeAliases(Raws, B.Functions);
-  addPltFunctions(E, *Sections, B);
+  mergeAliases(Raws, B.Functions, pltStubs(E, *Sections, B));
+  linkPltTargets(B.Functions);
   clipFunctionEnds(B.Code, B.Functions);
   rankLocals(Locals, B.Functions);
   linkFragments(B.Functions);

@@ -10,7 +10,9 @@
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/StringSaver.h"
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -42,6 +44,12 @@ public:
   std::vector<Segment> Segments;
   std::vector<CodeSection> Code;
   std::vector<FunctionSym> Functions;
+  /// What the functions' names point into besides the binary's own
+  /// strings: a separate debug file's symbol table (a stripped binary's
+  /// symbols), and the names made here (PLT stubs').
+  std::optional<OpenedDebugFile> SymbolFile;
+  llvm::BumpPtrAllocator NameStorage;
+  llvm::StringSaver Names{NameStorage};
   /// Functions[K].Start, for functionAt(): a search over 8-byte keys
   /// reads a few cache lines where one over the symbols (100+ bytes each)
   /// read one per step (functionAt was 5.8% of the CPU of the 20 MB
@@ -78,11 +86,14 @@ public:
   llvm::ArrayRef<Inst> keep(llvm::ArrayRef<Inst> Insts) const;
 };
 
-/// Adds a FunctionSym for each PLT stub to B.Functions (sorted by start
-/// address, one function per address) and sets their PltTarget (Plt.cpp).
-void addPltFunctions(const llvm::object::ELFFile<llvm::object::ELF64LE> &E,
-                     llvm::ArrayRef<llvm::object::ELF64LE::Shdr> Sections,
-                     BinaryImage::Impl &B);
+/// A FunctionSym for each named PLT stub of the binary, sorted by start
+/// (Plt.cpp); the caller merges them into B.Functions.
+std::vector<FunctionSym>
+pltStubs(const llvm::object::ELFFile<llvm::object::ELF64LE> &E,
+         llvm::ArrayRef<llvm::object::ELF64LE::Shdr> Sections,
+         BinaryImage::Impl &B);
+/// Sets each stub's PltTarget in Functions (sorted by start, stubs merged).
+void linkPltTargets(std::vector<FunctionSym> &Functions);
 
 } // namespace lbr2prof
 

@@ -179,14 +179,15 @@ std::vector<Stub> findStubs(ArrayRef<CodeSection> Code, bool X86) {
 
 } // namespace
 
-void addPltFunctions(const ELFFile<ELFT> &E, ArrayRef<ELFT::Shdr> Sections,
-                     BinaryImage::Impl &B) {
+std::vector<FunctionSym> pltStubs(const ELFFile<ELFT> &E,
+                                  ArrayRef<ELFT::Shdr> Sections,
+                                  BinaryImage::Impl &B) {
   bool X86 = B.Arch == "x86_64";
+  std::vector<FunctionSym> Plts;
   std::vector<Stub> Stubs = findStubs(B.Code, X86);
   if (Stubs.empty())
-    return;
+    return Plts;
   std::map<uint64_t, std::string> Names = slotSymbols(E, Sections, X86);
-  std::vector<FunctionSym> Plts;
   for (const Stub &S : Stubs) {
     auto It = Names.find(S.Slot);
     if (It == Names.end())
@@ -194,41 +195,37 @@ void addPltFunctions(const ELFFile<ELFT> &E, ArrayRef<ELFT::Shdr> Sections,
     FunctionSym &F = Plts.emplace_back();
     F.Start = S.Start;
     F.End = S.Start + S.Size;
-    F.Name = It->second + "@PLT";
+    F.Name = B.Names.save(It->second + "@PLT");
     F.Plt = true;
   }
-  if (Plts.empty())
-    return;
   llvm::sort(Plts, [](const FunctionSym &A, const FunctionSym &B) {
     return A.Start < B.Start;
   });
-  // Merged into the functions (sorted by start) in place, from the back,
-  // not by sorting them all again (480k functions moved twice were 8% of
-  // a run): a symbol at a stub's address wins (hand-written code, a
-  // linker that names stubs) and the stub is dropped.
-  std::vector<FunctionSym> &Fs = B.Functions;
-  auto startsAt = [&](uint64_t A) {
-    auto It = llvm::lower_bound(
-        Fs, A, [](const FunctionSym &F, uint64_t X) { return F.Start < X; });
-    return It != Fs.end() && It->Start == A;
-  };
-  llvm::erase_if(Plts, [&](const FunctionSym &P) { return startsAt(P.Start); });
-  size_t Old = Fs.size();
-  Fs.resize(Old + Plts.size());
-  size_t To = Fs.size(), From = Old, P = Plts.size();
-  while (P > 0) {
-    if (From > 0 && Fs[From - 1].Start > Plts[P - 1].Start)
-      Fs[--To] = std::move(Fs[--From]);
-    else
-      Fs[--To] = std::move(Plts[--P]);
-  }
+  return Plts;
+}
+
+void linkPltTargets(std::vector<FunctionSym> &Fs) {
   // PltTarget: the global function of the same name in this binary (the
   // first in address order, by name, then by alias).
   StringMap<int> Targets;
+  // Lengths of the targets' names: most binaries call a few library
+  // functions and define hundreds of thousands, whose names need no hash
+  // unless their length matches (hashing 480k names was 5% of a 300 MB
+  // binary's profile, bench/scale).
+  std::vector<bool> Lengths;
   for (const FunctionSym &F : Fs)
-    if (F.Plt)
-      Targets.try_emplace(StringRef(F.Name).drop_back(4), -1);
+    if (F.Plt) {
+      StringRef N = F.Name.drop_back(4);
+      Targets.try_emplace(N, -1);
+      if (Lengths.size() <= N.size())
+        Lengths.resize(N.size() + 1);
+      Lengths[N.size()] = true;
+    }
+  if (Targets.empty())
+    return;
   auto claim = [&](StringRef Name, int K) {
+    if (Name.size() >= Lengths.size() || !Lengths[Name.size()])
+      return;
     auto It = Targets.find(Name);
     if (It != Targets.end() && It->second < 0)
       It->second = K;
@@ -236,12 +233,12 @@ void addPltFunctions(const ELFFile<ELFT> &E, ArrayRef<ELFT::Shdr> Sections,
   for (size_t K = 0; K < Fs.size(); ++K)
     if (!Fs[K].Plt && !Fs[K].Local) {
       claim(Fs[K].Name, int(K));
-      for (const std::string &A : Fs[K].Aliases)
+      for (StringRef A : Fs[K].Aliases)
         claim(A, int(K));
     }
   for (FunctionSym &F : Fs)
     if (F.Plt)
-      F.PltTarget = Targets.lookup(StringRef(F.Name).drop_back(4));
+      F.PltTarget = Targets.lookup(F.Name.drop_back(4));
 }
 
 } // namespace lbr2prof

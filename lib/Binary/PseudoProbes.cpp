@@ -271,7 +271,7 @@ Expected<PseudoProbes> readPseudoProbes(StringRef Path,
   MCPseudoProbeDecoder::Uint64Map Starts;
   for (const FunctionSym &F : Functions) {
     Starts[MD5Hash(F.Name)] = F.Start;
-    for (const std::string &A : F.Aliases)
+    for (StringRef A : F.Aliases)
       Starts[MD5Hash(A)] = F.Start;
   }
   MCPseudoProbeDecoder::Uint64Set AllGuids; // empty: no filter

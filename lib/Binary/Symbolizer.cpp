@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/Symbolizer.h"
 #include "LineRows.h"
+#include "UnitIndex.h"
 #include "UnitSubroutines.h"
 #include "lbr2prof/Support/Arena.h"
 #include "lbr2prof/Support/Error.h"
@@ -80,6 +81,10 @@ public:
   std::unique_ptr<MemoryBuffer> Buffer;
   std::unique_ptr<ObjectFile> Obj;
   std::unique_ptr<DWARFContext> Ctx;
+  /// Which unit covers an address, read once in this process before the
+  /// children start (UnitIndex.h); empty if LLVM's table must be used.
+  std::optional<UnitIndex> Units;
+  bool UnitsRead = false;
   /// Function and file names, each kept once: equal names are equal
   /// pointers, so the profile builders can key their caches on them.
   /// Only LLVM's own code (UniqueStringSaver) allocates from Alloc; see
@@ -857,9 +862,24 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
   std::vector<DWARFCompileUnit *> UnitOf(Addrs.size());
   Chunk.Addrs = Addrs;
   Chunk.RowOf.resize(Addrs.size());
-  for (size_t K = 0; K < Addrs.size(); ++K)
-    if ((UnitOf[K] = context().getCompileUnitForCodeAddress(Addrs[K])))
+  uint64_t LastOff = ~0ULL;
+  DWARFCompileUnit *Last = nullptr;
+  for (size_t K = 0; K < Addrs.size(); ++K) {
+    if (Units) {
+      // No unit covers it: LLVM would then look for a variable at the
+      // address in every unit's DIEs, which finds none for code.
+      std::optional<uint64_t> Off = Units->find(Addrs[K]);
+      if (Off && *Off != LastOff) {
+        LastOff = *Off;
+        Last = context().getCompileUnitForOffset(*Off);
+      }
+      UnitOf[K] = Off ? Last : nullptr;
+    } else {
+      UnitOf[K] = context().getCompileUnitForCodeAddress(Addrs[K]);
+    }
+    if (UnitOf[K])
       Chunk.Members[UnitOf[K]].push_back(uint32_t(K));
+  }
   for (size_t N = 0; N < Addrs.size(); ++N) {
     uint64_t A = Addrs[N];
     E.Frames.clear();
@@ -1217,6 +1237,10 @@ Error Symbolizer::prefetch(ArrayRef<uint64_t> Addrs, unsigned Jobs) {
     return Error::success();
   }
   NewOf.resize(Todo.size());
+  if (!I->UnitsRead) {
+    I->Units = UnitIndex::build(*I->Obj);
+    I->UnitsRead = true;
+  }
   ChildPool Pool(*I, Todo, {NewOf.data(), NewOf.size()}, Jobs);
   if (Error E = Pool.run())
     return E;

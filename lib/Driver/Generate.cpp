@@ -247,6 +247,9 @@ Expected<OutputFormat> validate(const GenerateOptions &Opts) {
       {Opts.CSMinCallShare.has_value(), "--cs-min-call-share",
        Contexts && Opts.CSPreInliner != "size",
        "context-sensitive profiles, not with --cs-preinliner=size"},
+      {!Opts.CSEntryEstimate.empty(), "--cs-entry-estimate",
+       Contexts && Opts.CSPreInliner != "size",
+       "context-sensitive profiles, not with --cs-preinliner=size"},
       {Opts.CSGrowthFactor.has_value(), "--cs-growth-factor",
        Contexts && Opts.CSPreInliner != "size",
        "context-sensitive profiles, not with --cs-preinliner=size"},
@@ -545,6 +548,10 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
   CO.MinCallShare = R.Opts.CSMinCallShare.value_or(CO.MinCallShare);
   CO.GrowthFactor = R.Opts.CSGrowthFactor.value_or(CO.GrowthFactor);
   CO.PreInline = CO.CalleeSizeLimit != 0;
+  if (!R.Opts.CSEntryEstimate.empty())
+    CO.EntryEstimate = R.Opts.CSEntryEstimate == "first-site"
+                           ? ContextProfileOptions::EntryKind::FirstSite
+                           : ContextProfileOptions::EntryKind::FirstCounted;
   CO.Probes = Probes;
   ContextProfileResult CP =
       buildContextProfile(R.raw(), R.Bin.Dso, R.image(), *R.Oracle, Sym, CO);

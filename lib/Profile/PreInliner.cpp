@@ -147,22 +147,33 @@ private:
 };
 
 /// The calls into a context: its head samples (calls seen in branch
-/// stacks), else its first counted line's count, and 1 if it has any
-/// sample at all. This is llvm-profgen's estimate (its profiles hold no
-/// zero lines when its pre-inliner runs), and it decides as llvm-profgen
-/// does on llvm-profgen's own inputs (preinliner-budget.test). clang's
-/// FunctionSamples::getHeadSamplesEstimate reads the first line even when
-/// it is 0 (llvm-profdata reads written zeros back), which would make a
-/// function whose entry never ran in a sample (bzip2's mainSort: 11 calls,
-/// a loop of 1.8M) cold; choosing between the two is for the tuning half
-/// of bench/pgo (bench/pgo/README.md, session 13).
-static uint64_t callsInto(const FlatProfiles::Node &N) {
+/// stacks) if any; else the count at its first site, as clang's
+/// FunctionSamples::getHeadSamplesEstimate takes it. FirstSite reads that
+/// site even when it holds an explicit 0, as clang and llvm-profgen 19 do
+/// on a probe profile (llvm-profgen writes every probe of a function that
+/// ran, with 0 for those that did not, before its pre-inliner runs; probe
+/// 1 is the entry block). FirstCounted skips zeros, as llvm-profgen does
+/// in effect on a line profile, where it writes no zero lines. Either way
+/// 1 if the context has any sample at all. Which one each kind uses was
+/// chosen on bench/pgo's tuning half (ContextProfileOptions::EntryEstimate).
+/// bzip2's mainSort (held out) shows the difference: 11 calls in the
+/// training run, no head samples, 0 at probe 1, 1.8M at its first loop.
+static uint64_t callsInto(const FlatProfiles::Node &N,
+                          ContextProfileOptions::EntryKind How) {
   if (N.Head)
     return N.Head;
-  for (const auto &[L, C] : N.Body)
-    if (C)
-      return C;
-  return N.Total > 0;
+  uint64_t C = 0;
+  if (How == ContextProfileOptions::EntryKind::FirstSite) {
+    if (!N.Body.empty())
+      C = N.Body.begin()->second;
+  } else {
+    for (const auto &[L, Count] : N.Body)
+      if (Count) {
+        C = Count;
+        break;
+      }
+  }
+  return C ? C : N.Total > 0;
 }
 
 void BudgetPreInliner::build() {
@@ -219,7 +230,7 @@ void BudgetPreInliner::build() {
         continue;
       Nodes[Cur].Keys.push_back(Key);
       if (const FlatProfiles::Node *N = Flat.find(Prefix, Leaf))
-        Nodes[Cur].Count += callsInto(*N);
+        Nodes[Cur].Count += callsInto(*N, Opts.EntryEstimate);
     }
   }
 }

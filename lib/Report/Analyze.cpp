@@ -733,7 +733,7 @@ Error Analyzer::annotate(ReportData &D) {
       const FunctionSym &FS = Image.functions()[F];
       bool Match = FS.Name == Q || demangle(FS.Name) == Q ||
                    displayName(FS.Name, Opts.Demangle) == Q;
-      for (const std::string &A : FS.Aliases)
+      for (StringRef A : FS.Aliases)
         Match = Match || A == Q;
       if (Match)
         Fs.push_back(F);

@@ -20,7 +20,7 @@ size_t writePropellerClusters(const PropellerLayout &L,
   for (const FunctionSym &F : Image.functions())
     if (!F.Plt)
       ++Uses[F.Name];
-  std::set<std::pair<std::string, std::string>> Written;
+  std::set<std::pair<StringRef, StringRef>> Written;
   size_t N = 0;
   Skipped = 0;
   OS << "v1\n";
@@ -31,14 +31,14 @@ size_t writePropellerClusters(const PropellerLayout &L,
       ++Skipped;
       continue;
     }
-    if (!Written.insert({Shared ? F.File : "", F.Name}).second) {
+    if (!Written.insert({Shared ? F.File : StringRef(), F.Name}).second) {
       ++Skipped;
       continue;
     }
     if (Shared)
       OS << "m " << F.File << "\n";
     OS << "f " << F.Name;
-    for (const std::string &A : F.Aliases)
+    for (StringRef A : F.Aliases)
       OS << " " << A;
     OS << "\nc";
     for (uint32_t Id : FL.Cluster)
@@ -53,7 +53,7 @@ void writeSymbolOrder(const PropellerLayout &L, const BinaryImage &Image,
                       raw_ostream &OS) {
   StringSet<> Seen;
   for (const FunctionLayout &FL : L.Functions) {
-    const std::string &Name = Image.functions()[FL.Func].Name;
+    StringRef Name = Image.functions()[FL.Func].Name;
     if (Seen.insert(Name).second)
       OS << Name << "\n";
   }

@@ -224,6 +224,14 @@ int main(int argc, char **argv) {
                  "from (a rare path of its caller) keeps no context "
                  "(default 2; not with --cs-preinliner=size)")
       ->check(CLI::NonNegativeNumber.description(""));
+  App.add_option("--cs-entry-estimate", Gen.CSEntryEstimate,
+                 "Context-sensitive profiles: a context no branch stack saw "
+                 "entered is taken as entered as often as its first site "
+                 "ran, even if 0 (=first-site, as clang and llvm-profgen "
+                 "read probe profiles), or as its first site that ran "
+                 "(=first-counted); default first-counted (not with "
+                 "--cs-preinliner=size)")
+      ->check(CLI::IsMember({"first-site", "first-counted"}).description(""));
   App.add_option("--cs-growth-factor", Gen.CSGrowthFactor,
                  "Context-sensitive profiles: the code a caller keeps may "
                  "grow to this many times its own size, within 100 and "

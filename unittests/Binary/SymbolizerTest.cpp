@@ -172,7 +172,7 @@ TEST(Symbolizer, FastReadersAgreeWithLLVMOnSomeFunctions) {
       for (const FunctionSym &F : (*B)->functions())
         if (!F.Plt && (F.Name == "main" ||
                        StringRef(F.Name).contains("6shapes3Acc")))
-          Names.push_back(F.Name);
+          Names.push_back(F.Name.str());
     }
     ASSERT_EQ(Names.size(), 4u);
     size_t Deepest = 0;

@@ -36,14 +36,18 @@ struct Segment {
 /// One function: [Start, End) in binary addresses.
 struct FunctionSym {
   uint64_t Start = 0, End = 0;
-  /// Symbol name as in the ELF symbol table (mangled).
-  std::string Name;
+  /// Symbol name as in the ELF symbol table (mangled). The names, the
+  /// aliases and File point into the binary's (or its debug file's)
+  /// string table, or into storage of the BinaryImage: valid as long as it
+  /// is. (Strings of their own were half of the table's 128 bytes a
+  /// function, and a 300 MB binary has 480k of them: bench/scale.)
+  llvm::StringRef Name;
   /// Other symbols at the same address and size.
-  std::vector<std::string> Aliases;
+  std::vector<llvm::StringRef> Aliases;
   /// STB_LOCAL symbol.
   bool Local = false;
   /// For local symbols: the STT_FILE symbol that precedes it, if any.
-  std::string File;
+  llvm::StringRef File;
   /// For local symbols: 1-based rank among the binary's local symbols of
   /// the same name in address order (BOLT names them "name/rank").
   unsigned LocalId = 0;

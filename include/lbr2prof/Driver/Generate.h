@@ -103,6 +103,10 @@ struct GenerateOptions {
   /// (hot calls into callees of at most CSMaxCalleeSize bytes). Empty: the
   /// default.
   std::string CSPreInliner;
+  /// Budget pre-inliner: how the calls into a context without head
+  /// samples are estimated: "first-site" or "first-counted"
+  /// (ContextProfileOptions::EntryKind). Empty: the default.
+  std::string CSEntryEstimate;
   /// Budget pre-inliner: a call made fewer times than this % of the calls
   /// into its caller's context keeps no context (unset: 2).
   std::optional<double> CSMinCallShare;

@@ -98,6 +98,14 @@ struct ContextProfileOptions {
   uint64_t GrowthFactor = 12;
   uint64_t MinBudget = 100, MaxBudget = 50000;
   double MinCallShare = 2;
+  /// Budget pre-inliner: the calls into a context without head samples
+  /// (no branch stack saw one) are estimated from the count at its first
+  /// site: FirstSite even if it is an explicit 0 (clang's and llvm-profgen
+  /// 19's reading of a probe profile: probe 1 is the entry block),
+  /// FirstCounted at its first non-zero site (llvm-profgen's on lines, where
+  /// it writes no zeros). Unset (the driver's default): see Generate.cpp.
+  enum class EntryKind { FirstSite, FirstCounted };
+  EntryKind EntryEstimate = EntryKind::FirstCounted;
   /// Name code by these pseudo probes (CSSPGO) rather than by DWARF lines.
   const PseudoProbes *Probes = nullptr;
 };

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """For each llvm-profgen test input NAME (NAME.perfscript, NAME.perfbin in
 DIR), makes llvm-profgen 19's default text profile and lbr2prof's with
---cs-preinliner=budget (the default) and with --cs-preinliner=size, and prints
-"NAME budget:same|differ size:same|differ": whether each lbr2prof profile
-nests the same contexts (sites, checksums, marks) as llvm-profgen's, by
-NESTED_PATHS (nested-paths.py).
+--cs-preinliner=budget (the default), with budget and
+--cs-entry-estimate=first-site, and with --cs-preinliner=size, and prints
+"NAME budget:same|differ first-site:same|differ size:same|differ": whether
+each lbr2prof profile nests the same contexts (sites, checksums, marks) as
+llvm-profgen's, by NESTED_PATHS (nested-paths.py).
 
 Usage: compare-nesting.py DIR NESTED_PATHS NAME...
 """
@@ -27,10 +28,12 @@ for n in names:
                     "--binary=" + binary, "--output=pg.txt"], check=True,
                    capture_output=True)
     for out, extra in (("budget.txt", ["--cs-preinliner=budget"]),
+                       ("site.txt", ["--cs-preinliner=budget",
+                                     "--cs-entry-estimate=first-site"]),
                        ("size.txt", ["--cs-preinliner=size"])):
         subprocess.run(["lbr2prof", script, "--binary", binary,
                         "--format=text", "-o", out] + extra, check=True)
     pg = nesting("pg.txt")
     verdict = lambda f: "same" if nesting(f) == pg else "differ"
-    print("%s budget:%s size:%s" % (n, verdict("budget.txt"),
-                                    verdict("size.txt")))
+    print("%s budget:%s first-site:%s size:%s" % (
+        n, verdict("budget.txt"), verdict("site.txt"), verdict("size.txt")))
