@@ -17,8 +17,11 @@
 #include "llvm/DebugInfo/DWARF/DWARFFormValue.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include <algorithm>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -30,6 +33,55 @@ namespace {
 /// The sections the index reads, uncompressed in the file.
 struct Sections {
   StringRef Info, Abbrev, Addr, Ranges, Rnglists;
+  /// File offsets of Info, Abbrev and Addr, and the file open for
+  /// reading (-1 if it could not be opened: the mapping is read then).
+  uint64_t InfoAt = 0, AbbrevAt = 0, AddrAt = 0;
+  int Fd = -1;
+
+  /// Bytes [Off, Off + Len) of Sec (one of Info, Abbrev, Addr, at file
+  /// offset At), clipped to it; valid until the next read of Sec. Read
+  /// with pread into a window of at least 64 KiB per section, not through
+  /// the mapping: a page fault maps the 64 KiB around it, so reading a few
+  /// bytes of each of 9,600 units mapped all 48 MB of a 300 MB binary's
+  /// .debug_info (and 11 MB of .debug_addr) into this process, whose peak
+  /// memory is the run's (288 instead of 230 MB). The units, their
+  /// abbreviation tables and address pools come in file order, so a window
+  /// serves the next ones: 750 reads of .debug_info there, not 9,600.
+  StringRef read(StringRef Sec, uint64_t At, uint64_t Off, uint64_t Len) {
+    if (Off >= Sec.size())
+      return StringRef();
+    Len = std::min<uint64_t>(Len, Sec.size() - Off);
+    if (Fd < 0)
+      return Sec.substr(Off, Len);
+    Window &W = Sec.data() == Info.data()     ? Windows[0]
+                : Sec.data() == Abbrev.data() ? Windows[1]
+                                              : Windows[2];
+    if (W.Valid && Off >= W.Begin && Off + Len <= W.Begin + W.Buf.size())
+      return StringRef(W.Buf).substr(Off - W.Begin, Len);
+    uint64_t Want = std::min<uint64_t>(std::max<uint64_t>(Len, 64 << 10),
+                                       Sec.size() - Off);
+    W.Buf.resize(Want);
+    size_t Got = 0;
+    while (Got < Want) {
+      ssize_t N = ::pread(Fd, W.Buf.data() + Got, Want - Got, At + Off + Got);
+      if (N <= 0)
+        break;
+      Got += size_t(N);
+    }
+    W.Valid = Got == Want;
+    W.Begin = Off;
+    if (!W.Valid)
+      return Sec.substr(Off, Len);
+    return StringRef(W.Buf).substr(0, Len);
+  }
+
+private:
+  struct Window {
+    uint64_t Begin = 0;
+    std::string Buf;
+    bool Valid = false;
+  };
+  Window Windows[3];
 };
 
 /// Finds the sections; false if LLVM must read the file (compressed or
@@ -73,6 +125,13 @@ bool findSections(const ObjectFile &Obj, Sections &S) {
     if (!Slot->empty())
       return false; // twice
     *Slot = *Data;
+    uint64_t At = ELFSectionRef(Sec).getOffset();
+    if (Slot == &S.Info)
+      S.InfoAt = At;
+    else if (Slot == &S.Abbrev)
+      S.AbbrevAt = At;
+    else if (Slot == &S.Addr)
+      S.AddrAt = At;
   }
   return !S.Info.empty() && !S.Abbrev.empty();
 }
@@ -166,7 +225,7 @@ bool findDecl(StringRef Abbrev, uint64_t Off, uint64_t Code, uint64_t &Tag,
 
 /// Reads the unit DIE at Off (its abbreviation table at AbbrOff); false
 /// if it is not a plain compile unit DIE this index can read.
-bool readUnitDie(const Sections &S, const DWARFDataExtractor &Info,
+bool readUnitDie(Sections &S, const DWARFDataExtractor &Info,
                  uint64_t Off, uint64_t End, uint64_t AbbrOff,
                  const dwarf::FormParams &Params, UnitAttrs &A) {
   uint64_t Code = Info.getULEB128(&Off);
@@ -174,8 +233,18 @@ bool readUnitDie(const Sections &S, const DWARFDataExtractor &Info,
     return false;
   uint64_t Tag = 0;
   SmallVector<Spec, 16> Specs;
-  if (!findDecl(S.Abbrev, AbbrOff, Code, Tag, Specs) ||
-      Tag != dwarf::DW_TAG_compile_unit)
+  // The unit's declaration is usually the table's first: 512 bytes hold
+  // it, else the rest of the section is read.
+  StringRef Table = S.read(S.Abbrev, S.AbbrevAt, AbbrOff, 512);
+  if (!findDecl(Table, 0, Code, Tag, Specs)) {
+    if (AbbrOff + Table.size() >= S.Abbrev.size())
+      return false;
+    Specs.clear();
+    Table = S.read(S.Abbrev, S.AbbrevAt, AbbrOff, S.Abbrev.size());
+    if (!findDecl(Table, 0, Code, Tag, Specs))
+      return false;
+  }
+  if (Tag != dwarf::DW_TAG_compile_unit)
     return false;
   for (const Spec &Sp : Specs) {
     auto Form = dwarf::Form(Sp.Form);
@@ -246,7 +315,7 @@ bool isAddrx(dwarf::Form F) {
 }
 
 /// The unit's ranges into Out; false if LLVM must work them out.
-bool unitRanges(const Sections &S, bool LE, const dwarf::FormParams &Params,
+bool unitRanges(Sections &S, bool LE, const dwarf::FormParams &Params,
                 const UnitAttrs &A, DWARFAddressRangesVector &Out) {
   uint8_t AS = Params.AddrSize;
   // An entry of the unit's address pool (DWARFUnit::getAddrOffsetSectionItem).
@@ -256,8 +325,9 @@ bool unitRanges(const Sections &S, bool LE, const dwarf::FormParams &Params,
     uint64_t Off = *A.AddrBase + uint64_t(Index) * AS;
     if (Off < *A.AddrBase || S.Addr.size() < Off + AS)
       return std::nullopt;
-    DataExtractor D(S.Addr, LE, AS);
-    return SectionedAddress{D.getUnsigned(&Off, AS),
+    DataExtractor D(S.read(S.Addr, S.AddrAt, Off, AS), LE, AS);
+    uint64_t At = 0;
+    return SectionedAddress{D.getUnsigned(&At, AS),
                             SectionedAddress::UndefSection};
   };
   // A form of the address class, resolved as toSectionedAddress does.
@@ -365,11 +435,19 @@ std::optional<UnitIndex> UnitIndex::build(const ObjectFile &Obj) {
     uint64_t Lo, Hi, Unit;
   };
   std::vector<Piece> Pieces;
-  DataExtractor Header(S.Info, LE, 0);
+  S.Fd = ::open(Obj.getFileName().str().c_str(), O_RDONLY | O_CLOEXEC);
+  auto CloseFd = llvm::make_scope_exit([&] {
+    if (S.Fd >= 0)
+      ::close(S.Fd);
+  });
   uint64_t Off = 0;
   while (Off < S.Info.size()) {
     uint64_t UnitOff = Off;
-    DataExtractor::Cursor C(Off);
+    // The header (at most 24 bytes: DWARF 64, version 5) and, in the same
+    // read, the unit DIE: 512 bytes hold it, else the whole unit is read.
+    StringRef Head = S.read(S.Info, S.InfoAt, UnitOff, 24 + 512);
+    DataExtractor Header(Head, LE, 0);
+    DataExtractor::Cursor C(0);
     dwarf::FormParams Params{0, 0, dwarf::DWARF32};
     uint64_t Length = Header.getU32(C);
     if (Length == dwarf::DW_LENGTH_DWARF64) {
@@ -379,7 +457,7 @@ std::optional<UnitIndex> UnitIndex::build(const ObjectFile &Obj) {
       consumeError(C.takeError());
       return std::nullopt;
     }
-    uint64_t End = C.tell() + Length;
+    uint64_t End = UnitOff + C.tell() + Length;
     Params.Version = Header.getU16(C);
     uint8_t UnitType = dwarf::DW_UT_compile;
     uint64_t AbbrOff;
@@ -391,7 +469,7 @@ std::optional<UnitIndex> UnitIndex::build(const ObjectFile &Obj) {
       AbbrOff = Header.getUnsigned(C, Params.getDwarfOffsetByteSize());
       Params.AddrSize = Header.getU8(C);
     }
-    uint64_t DieOff = C.tell();
+    uint64_t DieOff = UnitOff + C.tell();
     if (!C) {
       consumeError(C.takeError());
       return std::nullopt;
@@ -404,11 +482,19 @@ std::optional<UnitIndex> UnitIndex::build(const ObjectFile &Obj) {
       continue; // not a compile unit
     if (UnitType != dwarf::DW_UT_compile)
       return std::nullopt;
-    DWARFDataExtractor Info(S.Info, LE, Params.AddrSize);
     UnitAttrs A;
+    StringRef Die = Head.drop_front(DieOff - UnitOff);
+    bool Read = readUnitDie(S, DWARFDataExtractor(Die, LE, Params.AddrSize), 0,
+                            std::min<uint64_t>(Die.size(), End - DieOff),
+                            AbbrOff, Params, A);
+    if (!Read && DieOff + Die.size() < End) {
+      A = UnitAttrs();
+      Die = S.read(S.Info, S.InfoAt, DieOff, End - DieOff);
+      Read = readUnitDie(S, DWARFDataExtractor(Die, LE, Params.AddrSize), 0,
+                         Die.size(), AbbrOff, Params, A);
+    }
     DWARFAddressRangesVector R;
-    if (!readUnitDie(S, Info, DieOff, End, AbbrOff, Params, A) ||
-        !unitRanges(S, LE, Params, A, R))
+    if (!Read || !unitRanges(S, LE, Params, A, R))
       return std::nullopt;
     for (const DWARFAddressRange &X : R)
       if (X.LowPC < X.HighPC)
