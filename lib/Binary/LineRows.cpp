@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LineRows.h"
+#include "Leb128.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
@@ -25,43 +26,6 @@ namespace lbr2prof {
 namespace {
 constexpr uint64_t Undef = object::SectionedAddress::UndefSection;
 
-/// Bounded LEB128 reads; false when the number runs past End or does not
-/// fit 64 bits (LLVM's extractor fails on both).
-bool uleb(const uint8_t *&P, const uint8_t *End, uint64_t &V) {
-  V = 0;
-  for (unsigned Shift = 0; P < End; Shift += 7) {
-    uint8_t B = *P++;
-    uint64_t Slice = B & 0x7f;
-    if (Shift >= 64 ? Slice != 0 : (Slice << Shift) >> Shift != Slice)
-      return false;
-    if (Shift < 64)
-      V |= Slice << Shift;
-    if (!(B & 0x80))
-      return true;
-  }
-  return false;
-}
-
-bool sleb(const uint8_t *&P, const uint8_t *End, int64_t &V) {
-  // Anything longer than 10 bytes is declined rather than matched to
-  // LLVM's overflow rules.
-  uint64_t U = 0;
-  unsigned Shift = 0;
-  uint8_t B;
-  do {
-    if (P >= End || Shift >= 63 + 7)
-      return false;
-    B = *P++;
-    if (Shift == 63 && (B & 0x7f) != 0 && (B & 0x7f) != 0x7f)
-      return false;
-    U |= uint64_t(B & 0x7f) << Shift;
-    Shift += 7;
-  } while (B & 0x80);
-  if (Shift < 64 && (B & 0x40))
-    U |= ~uint64_t(0) << Shift;
-  V = int64_t(U);
-  return true;
-}
 } // namespace
 
 bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnitIndex.h"
+#include "Leb128.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
@@ -148,23 +149,6 @@ struct Spec {
   int64_t Const; ///< DW_FORM_implicit_const's value
 };
 
-/// Reads a ULEB128 at P (before E) into V; false if it runs past E or
-/// does not fit 64 bits (as DataExtractor::getULEB128 refuses it).
-bool uleb(const uint8_t *&P, const uint8_t *E, uint64_t &V) {
-  V = 0;
-  for (unsigned Shift = 0; P < E; Shift += 7) {
-    uint8_t B = *P++;
-    uint64_t Bits = B & 0x7f;
-    if (Shift >= 64 ? Bits != 0 : (Shift && Bits >> (64 - Shift)))
-      return false;
-    if (Shift < 64)
-      V |= Bits << Shift;
-    if (!(B & 0x80))
-      return true;
-  }
-  return false;
-}
-
 /// The tag and attributes of abbreviation Code in the table at Off, read
 /// from the bytes: LLVM's DWARFAbbreviationDeclaration::extract builds a
 /// vector and works out fixed sizes for each declaration (30M
@@ -199,22 +183,8 @@ bool findDecl(StringRef Abbrev, uint64_t Off, uint64_t Code, uint64_t &Tag,
       if (A == 0)
         break;
       int64_t V = 0;
-      if (F == dwarf::DW_FORM_implicit_const) {
-        // SLEB128: its value only matters for the unit's own declaration.
-        const uint8_t *Start = P;
-        while (P < E && (*P & 0x80))
-          ++P;
-        if (P == E)
-          return false;
-        ++P;
-        if (Mine) {
-          DataExtractor D(StringRef(reinterpret_cast<const char *>(Start),
-                                    P - Start),
-                          true, 0);
-          uint64_t At = 0;
-          V = D.getSLEB128(&At);
-        }
-      }
+      if (F == dwarf::DW_FORM_implicit_const && !sleb(P, E, V))
+        return false;
       if (Mine)
         Out.push_back({A, F, V});
     }
@@ -275,17 +245,16 @@ bool readUnitDie(Sections &S, const DWARFDataExtractor &Info,
       keep(A.EntryPc);
       break;
     case dwarf::DW_AT_addr_base:
-      if (!A.AddrBase)
-        A.AddrBase = V.getAsSectionOffset();
-      if (!A.AddrBase)
+    case dwarf::DW_AT_rnglists_base: {
+      std::optional<uint64_t> &Base = Sp.Attr == dwarf::DW_AT_addr_base
+                                          ? A.AddrBase
+                                          : A.RnglistsBase;
+      if (!Base)
+        Base = V.getAsSectionOffset();
+      if (!Base)
         return false;
       break;
-    case dwarf::DW_AT_rnglists_base:
-      if (!A.RnglistsBase)
-        A.RnglistsBase = V.getAsSectionOffset();
-      if (!A.RnglistsBase)
-        return false;
-      break;
+    }
     // Split DWARF: the skeleton's ranges and pools follow other rules.
     case dwarf::DW_AT_dwo_name:
     case dwarf::DW_AT_GNU_dwo_name:

@@ -1,0 +1,55 @@
+//===- Leb128.h - bounded LEB128 reads from bytes ---------------*- C++ -*-===//
+//
+// Private to lib/Binary: the LEB128 reads of the readers that walk DWARF
+// bytes themselves (LineRows, UnitIndex), bounded by the end of the data
+// and declining what LLVM's DataExtractor would refuse.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LBR2PROF_LIB_BINARY_LEB128_H
+#define LBR2PROF_LIB_BINARY_LEB128_H
+
+#include <cstdint>
+
+namespace lbr2prof {
+
+/// Bounded LEB128 reads; false when the number runs past End or does not
+/// fit 64 bits (LLVM's extractor fails on both).
+inline bool uleb(const uint8_t *&P, const uint8_t *End, uint64_t &V) {
+  V = 0;
+  for (unsigned Shift = 0; P < End; Shift += 7) {
+    uint8_t B = *P++;
+    uint64_t Slice = B & 0x7f;
+    if (Shift >= 64 ? Slice != 0 : (Slice << Shift) >> Shift != Slice)
+      return false;
+    if (Shift < 64)
+      V |= Slice << Shift;
+    if (!(B & 0x80))
+      return true;
+  }
+  return false;
+}
+
+inline bool sleb(const uint8_t *&P, const uint8_t *End, int64_t &V) {
+  // Anything longer than 10 bytes is declined rather than matched to
+  // LLVM's overflow rules.
+  uint64_t U = 0;
+  unsigned Shift = 0;
+  uint8_t B;
+  do {
+    if (P >= End || Shift >= 63 + 7)
+      return false;
+    B = *P++;
+    if (Shift == 63 && (B & 0x7f) != 0 && (B & 0x7f) != 0x7f)
+      return false;
+    U |= uint64_t(B & 0x7f) << Shift;
+    Shift += 7;
+  } while (B & 0x80);
+  if (Shift < 64 && (B & 0x40))
+    U |= ~uint64_t(0) << Shift;
+  V = int64_t(U);
+  return true;
+}
+
+} // namespace lbr2prof
+
+#endif
