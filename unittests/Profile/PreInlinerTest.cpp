@@ -144,4 +144,32 @@ TEST(PreInliner, TheBudgetStopsTheLateCall) {
   EXPECT_EQ(Moved, 5u);
 }
 
+/// A context no branch stack saw entered (no head samples) whose entry
+/// line ran 0 times and whose loop ran 900 (bzip2's mainSort in small):
+/// main@7 calls loop (50 bytes). The body counts gain 900: sum 4706, the
+/// 10 % cutoff is still 1000 and the cold count still 1. FirstCounted
+/// takes 900 calls: above the cold count, size limit
+/// 10 x 100 x 899 / 999 + 1 = 900.9 bytes, share 900 % of main's 100:
+/// kept. FirstSite reads the entry's 0, then 1 for a context with samples:
+/// at the cold count, moved.
+TEST(PreInliner, TheEntryEstimateReadsTheFirstSite) {
+  for (auto How : {ContextProfileOptions::EntryKind::FirstCounted,
+                   ContextProfileOptions::EntryKind::FirstSite}) {
+    Handmade H;
+    FlatProfiles::Node &N = H.Flat.at(H.ctx({site("main", 7)}), H.leaf("loop"));
+    N.Body[LineLocation(1, 0)] = 0;
+    N.Body[LineLocation(9, 0)] = 900;
+    N.Total = 900;
+    H.Size["loop"] = 50;
+    ContextProfileOptions O = options(2, 12);
+    O.EntryEstimate = How;
+    ContextProfileStats St;
+    preInlineWithBudget(H.Flat, H.Size, O, St);
+    EXPECT_EQ(St.HotCallCount, 1u);
+    EXPECT_EQ(H.kept({site("main", 7)}, "loop"),
+              How == ContextProfileOptions::EntryKind::FirstCounted);
+    EXPECT_TRUE(H.kept({site("main", 1)}, "hot")); // head samples: as before
+  }
+}
+
 } // namespace
