@@ -367,12 +367,26 @@ static void mergeAliases(std::vector<RawFunctionSym> &Raws,
 /// wraps Start + Size around is treated like size 0.
 static void clipFunctionEnds(ArrayRef<CodeSection> Code,
                              std::vector<FunctionSym> &Functions) {
+  // The section holding each start (the last one listed, if they overlap):
+  // when no two overlap, looked up again only when a start leaves the one
+  // found before (every section for each of 480k functions: 11M
+  // instructions, 2% of the parent's on bench/scale's 300 MB binary).
+  bool Overlap = false;
+  for (size_t A = 0; A < Code.size(); ++A)
+    for (size_t B = A + 1; B < Code.size(); ++B)
+      Overlap |= Code[A].Addr < Code[B].Addr + Code[B].Bytes.size() &&
+                 Code[B].Addr < Code[A].Addr + Code[A].Bytes.size();
+  const CodeSection *In = nullptr;
   for (size_t K = 0; K < Functions.size(); ++K) {
     FunctionSym &F = Functions[K];
-    uint64_t Limit = ~0ULL;
-    for (const auto &C : Code)
-      if (F.Start >= C.Addr && F.Start < C.Addr + C.Bytes.size())
-        Limit = C.Addr + C.Bytes.size();
+    if (Overlap || !In || F.Start < In->Addr ||
+        F.Start >= In->Addr + In->Bytes.size()) {
+      In = nullptr;
+      for (const auto &C : Code)
+        if (F.Start >= C.Addr && F.Start < C.Addr + C.Bytes.size())
+          In = &C;
+    }
+    uint64_t Limit = In ? In->Addr + In->Bytes.size() : ~0ULL;
     if (K + 1 < Functions.size())
       Limit = std::min(Limit, Functions[K + 1].Start);
     if (F.End <= F.Start || F.End > Limit)
