@@ -221,8 +221,14 @@ bool readUnitDie(Sections &S, const DWARFDataExtractor &Info,
     DWARFFormValue V = Form == dwarf::DW_FORM_implicit_const
                            ? DWARFFormValue::createFromSValue(Form, Sp.Const)
                            : DWARFFormValue(Form);
+    // skipValue first: it refuses a form it does not know (also through
+    // DW_FORM_indirect), where extractValue reaches llvm_unreachable
+    // (found by binary-fuzzer); LLVM's own DIE reader skips before it
+    // extracts too.
+    uint64_t Probe = Off;
     if (Form != dwarf::DW_FORM_implicit_const &&
-        !V.extractValue(Info, &Off, Params, nullptr, nullptr))
+        (!DWARFFormValue::skipValue(Form, Info, &Probe, Params) ||
+         !V.extractValue(Info, &Off, Params, nullptr, nullptr)))
       return false;
     if (Off > End)
       return false;
