@@ -154,10 +154,9 @@ private:
 /// ran, with 0 for those that did not, before its pre-inliner runs; probe
 /// 1 is the entry block). FirstCounted skips zeros, as llvm-profgen does
 /// in effect on a line profile, where it writes no zero lines. Either way
-/// 1 if the context has any sample at all. Which one each kind uses was
-/// chosen on bench/pgo's tuning half (ContextProfileOptions::EntryEstimate).
-/// bzip2's mainSort (held out) shows the difference: 11 calls in the
-/// training run, no head samples, 0 at probe 1, 1.8M at its first loop.
+/// 1 if the context has any sample at all. The driver's default for each
+/// kind is llvm-profgen's reading; on bench/pgo's tuning half the two tie
+/// on probe profiles (ContextProfileOptions::EntryEstimate, Generate.cpp).
 static uint64_t callsInto(const FlatProfiles::Node &N,
                           ContextProfileOptions::EntryKind How) {
   if (N.Head)

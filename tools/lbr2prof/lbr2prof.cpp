@@ -229,7 +229,9 @@ int main(int argc, char **argv) {
                  "entered is taken as entered as often as its first site "
                  "ran, even if 0 (=first-site, as clang and llvm-profgen "
                  "read probe profiles), or as its first site that ran "
-                 "(=first-counted); default first-counted (not with "
+                 "(=first-counted, as llvm-profgen in effect reads lines); "
+                 "default first-site for probe-based profiles, "
+                 "first-counted for line-based ones (not with "
                  "--cs-preinliner=size)")
       ->check(CLI::IsMember({"first-site", "first-counted"}).description(""));
   App.add_option("--cs-growth-factor", Gen.CSGrowthFactor,

@@ -103,7 +103,8 @@ struct ContextProfileOptions {
   /// site: FirstSite even if it is an explicit 0 (clang's and llvm-profgen
   /// 19's reading of a probe profile: probe 1 is the entry block),
   /// FirstCounted at its first non-zero site (llvm-profgen's on lines, where
-  /// it writes no zeros). Unset (the driver's default): see Generate.cpp.
+  /// it writes no zeros). The driver picks llvm-profgen's reading of each
+  /// kind unless told (Generate.cpp).
   enum class EntryKind { FirstSite, FirstCounted };
   EntryKind EntryEstimate = EntryKind::FirstCounted;
   /// Name code by these pseudo probes (CSSPGO) rather than by DWARF lines.
