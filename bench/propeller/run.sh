@@ -24,7 +24,7 @@
 # whose source is in the program's own file) and under callgrind
 # (bench/pgo/measure.sh --no-time: estcyc).
 #
-#   run.sh PROGRAM     bzip2 | jq (bench/pgo's sources and workloads, under
+#   run.sh PROGRAM     bzip2 | jq | gawk (bench/pgo's sources and workloads, under
 #                      LBR2PROF_BENCH_DIR, default /work/scratch/pgo) |
 #                      branchy (test/lbr-record/Inputs/branchy.c; its one
 #                      workload trains and evaluates)
@@ -37,7 +37,7 @@
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-PROG=${1:?usage: run.sh bzip2|jq|branchy}
+PROG=${1:?usage: run.sh bzip2|jq|gawk|branchy}
 export LBR2PROF_BENCH_DIR=${LBR2PROF_BENCH_DIR:-/work/scratch/pgo}
 W=$LBR2PROF_BENCH_DIR
 O=${PROPELLER_BENCH_OUT:-/tmp/lbr2prof-propeller}/$PROG
@@ -54,7 +54,7 @@ step() { echo "== [$(( $(date +%s) - START ))s] $*"; }
 if [ "$PROG" = branchy ]; then
   TRAIN="" EVAL="" PERIOD=2003
 else
-  USAGE="usage: run.sh bzip2|jq|branchy"
+  USAGE="usage: run.sh bzip2|jq|gawk|branchy"
   # shellcheck disable=SC1091
   . "$ROOT/bench/pgo/common.sh"
   # The workloads name files beside common.sh.
