@@ -40,13 +40,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Binary/Symbolizer.h"
+#include "FileWindow.h"
 #include "LineRows.h"
 #include "UnitIndex.h"
 #include "UnitSubroutines.h"
 #include "lbr2prof/Support/Arena.h"
 #include "lbr2prof/Support/Error.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/DebugInfo/DWARF/DWARFCompileUnit.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
@@ -345,8 +345,8 @@ uint64_t Symbolizer::warningCount() const { return I->WarningCount; }
 /// DWARFContext walks every relocation section, whatever its target, so all
 /// are checked first: a corrupt file is then an error and not a crash. Real
 /// binaries (.rela.dyn, .rela.plt, --emit-relocs) always pass. The entries
-/// are read with pread, not through the mapping: an --emit-relocs binary of
-/// 300 MB has 80 MB of them, and touching their pages held 65 MB of the
+/// are read through a FileWindow, not the mapping: an --emit-relocs binary
+/// of 300 MB has 80 MB of them, and touching their pages held 65 MB of the
 /// run's peak memory (bench/scale, 227 against 162 MB).
 static Error checkRelocations(const ELF64LEObjectFile &O) {
   using ELFT = ELF64LE;
@@ -354,12 +354,7 @@ static Error checkRelocations(const ELF64LEObjectFile &O) {
   auto Sections = EF.sections();
   if (!Sections)
     return Sections.takeError();
-  int Fd = ::open(O.getFileName().str().c_str(), O_RDONLY | O_CLOEXEC);
-  auto CloseFd = make_scope_exit([&] {
-    if (Fd >= 0)
-      ::close(Fd);
-  });
-  std::vector<char> Buf;
+  FileWindow Window(O.getFileName(), 0);
   // The r_info of each entry (Size bytes each, at Data), read in chunks;
   // Fn(symbol index) may return an error. From the mapping if the file
   // cannot be read.
@@ -370,13 +365,9 @@ static Error checkRelocations(const ELF64LEObjectFile &O) {
     constexpr size_t Chunk = 4096;
     for (size_t K = 0; K < N; K += Chunk) {
       size_t M = std::min(Chunk, N - K);
-      const uint8_t *P = Data.data() + K * Size;
-      if (Fd >= 0) {
-        Buf.resize(M * Size);
-        if (::pread(Fd, Buf.data(), Buf.size(), off_t(At + K * Size)) ==
-            ssize_t(Buf.size()))
-          P = reinterpret_cast<const uint8_t *>(Buf.data());
-      }
+      StringRef R = Window.read(At + K * Size, M * Size);
+      const uint8_t *P =
+          R.size() == M * Size ? R.bytes_begin() : Data.data() + K * Size;
       for (size_t J = 0; J < M; ++J)
         if (Error E = Fn(uint32_t(support::endian::read64le(P + J * Size + 8) >>
                                   32)))

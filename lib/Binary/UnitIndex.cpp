@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnitIndex.h"
+#include "FileWindow.h"
 #include "Leb128.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -18,11 +19,9 @@
 #include "llvm/DebugInfo/DWARF/DWARFFormValue.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include <algorithm>
-#include <fcntl.h>
-#include <unistd.h>
+#include <memory>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -31,58 +30,36 @@ namespace lbr2prof {
 
 namespace {
 
-/// The sections the index reads, uncompressed in the file.
-struct Sections {
-  StringRef Info, Abbrev, Addr, Ranges, Rnglists;
-  /// File offsets of Info, Abbrev and Addr, and the file open for
-  /// reading (-1 if it could not be opened: the mapping is read then).
-  uint64_t InfoAt = 0, AbbrevAt = 0, AddrAt = 0;
-  int Fd = -1;
+/// A section the index reads, uncompressed in the file: its bytes in the
+/// mapping, its file offset, and, where set, the window its bytes are
+/// read through (FileWindow.h: reading a few bytes of each of 9,600 units
+/// through the mapping faulted all 48 MB of a 300 MB binary's .debug_info,
+/// and 11 MB of .debug_addr, into this process, whose peak memory is the
+/// run's: 288 instead of 230 MB; units, their abbreviation tables and
+/// address pools come in file order, so one 64 KiB window serves the next
+/// ones: 750 reads of .debug_info there, not 9,600).
+struct SectionBytes {
+  StringRef Data;
+  uint64_t At = 0;
+  std::unique_ptr<FileWindow> Window;
 
-  /// Bytes [Off, Off + Len) of Sec (one of Info, Abbrev, Addr, at file
-  /// offset At), clipped to it; valid until the next read of Sec. Read
-  /// with pread into a window of at least 64 KiB per section, not through
-  /// the mapping: a page fault maps the 64 KiB around it, so reading a few
-  /// bytes of each of 9,600 units mapped all 48 MB of a 300 MB binary's
-  /// .debug_info (and 11 MB of .debug_addr) into this process, whose peak
-  /// memory is the run's (288 instead of 230 MB). The units, their
-  /// abbreviation tables and address pools come in file order, so a window
-  /// serves the next ones: 750 reads of .debug_info there, not 9,600.
-  StringRef read(StringRef Sec, uint64_t At, uint64_t Off, uint64_t Len) {
-    if (Off >= Sec.size())
+  uint64_t size() const { return Data.size(); }
+  /// Bytes [Off, Off + Len), clipped to the section; valid until the next
+  /// read. From the mapping when there is no window or it cannot read them.
+  StringRef read(uint64_t Off, uint64_t Len) {
+    if (Off >= Data.size())
       return StringRef();
-    Len = std::min<uint64_t>(Len, Sec.size() - Off);
-    if (Fd < 0)
-      return Sec.substr(Off, Len);
-    Window &W = Sec.data() == Info.data()     ? Windows[0]
-                : Sec.data() == Abbrev.data() ? Windows[1]
-                                              : Windows[2];
-    if (W.Valid && Off >= W.Begin && Off + Len <= W.Begin + W.Buf.size())
-      return StringRef(W.Buf).substr(Off - W.Begin, Len);
-    uint64_t Want = std::min<uint64_t>(std::max<uint64_t>(Len, 64 << 10),
-                                       Sec.size() - Off);
-    W.Buf.resize(Want);
-    size_t Got = 0;
-    while (Got < Want) {
-      ssize_t N = ::pread(Fd, W.Buf.data() + Got, Want - Got, At + Off + Got);
-      if (N <= 0)
-        break;
-      Got += size_t(N);
-    }
-    W.Valid = Got == Want;
-    W.Begin = Off;
-    if (!W.Valid)
-      return Sec.substr(Off, Len);
-    return StringRef(W.Buf).substr(0, Len);
+    Len = std::min<uint64_t>(Len, Data.size() - Off);
+    if (Window)
+      if (StringRef R = Window->read(At + Off, Len); R.size() == Len)
+        return R;
+    return Data.substr(Off, Len);
   }
+};
 
-private:
-  struct Window {
-    uint64_t Begin = 0;
-    std::string Buf;
-    bool Valid = false;
-  };
-  Window Windows[3];
+/// The sections the index reads.
+struct Sections {
+  SectionBytes Info, Abbrev, Addr, Ranges, Rnglists;
 };
 
 /// Finds the sections; false if LLVM must read the file (compressed or
@@ -102,7 +79,7 @@ bool findSections(const ObjectFile &Obj, Sections &S) {
     // cover; type units come with their own rules: both need LLVM unless
     // empty.
     bool MustBeEmpty = *Name == ".debug_aranges" || *Name == ".debug_types";
-    StringRef *Slot = StringSwitch<StringRef *>(*Name)
+    SectionBytes *Slot = StringSwitch<SectionBytes *>(*Name)
                           .Case(".debug_info", &S.Info)
                           .Case(".debug_abbrev", &S.Abbrev)
                           .Case(".debug_addr", &S.Addr)
@@ -123,18 +100,12 @@ bool findSections(const ObjectFile &Obj, Sections &S) {
         return false;
       continue;
     }
-    if (!Slot->empty())
+    if (!Slot->Data.empty())
       return false; // twice
-    *Slot = *Data;
-    uint64_t At = ELFSectionRef(Sec).getOffset();
-    if (Slot == &S.Info)
-      S.InfoAt = At;
-    else if (Slot == &S.Abbrev)
-      S.AbbrevAt = At;
-    else if (Slot == &S.Addr)
-      S.AddrAt = At;
+    Slot->Data = *Data;
+    Slot->At = ELFSectionRef(Sec).getOffset();
   }
-  return !S.Info.empty() && !S.Abbrev.empty();
+  return !S.Info.Data.empty() && !S.Abbrev.Data.empty();
 }
 
 /// What a unit DIE says about the unit's addresses.
@@ -205,12 +176,12 @@ bool readUnitDie(Sections &S, const DWARFDataExtractor &Info,
   SmallVector<Spec, 16> Specs;
   // The unit's declaration is usually the table's first: 512 bytes hold
   // it, else the rest of the section is read.
-  StringRef Table = S.read(S.Abbrev, S.AbbrevAt, AbbrOff, 512);
+  StringRef Table = S.Abbrev.read(AbbrOff, 512);
   if (!findDecl(Table, 0, Code, Tag, Specs)) {
     if (AbbrOff + Table.size() >= S.Abbrev.size())
       return false;
     Specs.clear();
-    Table = S.read(S.Abbrev, S.AbbrevAt, AbbrOff, S.Abbrev.size());
+    Table = S.Abbrev.read(AbbrOff, S.Abbrev.size());
     if (!findDecl(Table, 0, Code, Tag, Specs))
       return false;
   }
@@ -300,7 +271,7 @@ bool unitRanges(Sections &S, bool LE, const dwarf::FormParams &Params,
     uint64_t Off = *A.AddrBase + uint64_t(Index) * AS;
     if (Off < *A.AddrBase || S.Addr.size() < Off + AS)
       return std::nullopt;
-    DataExtractor D(S.read(S.Addr, S.AddrAt, Off, AS), LE, AS);
+    DataExtractor D(S.Addr.read(Off, AS), LE, AS);
     uint64_t At = 0;
     return SectionedAddress{D.getUnsigned(&At, AS),
                             SectionedAddress::UndefSection};
@@ -354,7 +325,7 @@ bool unitRanges(Sections &S, bool LE, const dwarf::FormParams &Params,
     if (!Off || F == dwarf::DW_FORM_rnglistx)
       return false;
     DWARFDebugRangeList List;
-    DWARFDataExtractor D(S.Ranges, LE, AS);
+    DWARFDataExtractor D(S.Ranges.Data, LE, AS);
     uint64_t At = *Off;
     if (Error E = List.extract(D, &At)) {
       consumeError(std::move(E));
@@ -370,7 +341,7 @@ bool unitRanges(Sections &S, bool LE, const dwarf::FormParams &Params,
     if (!A.RnglistsBase || Params.Format != dwarf::DWARF32 ||
         *A.RnglistsBase < 12 || *A.RnglistsBase > S.Rnglists.size())
       return false;
-    DataExtractor D(S.Rnglists, LE, AS);
+    DataExtractor D(S.Rnglists.Data, LE, AS);
     uint64_t CountAt = *A.RnglistsBase - 4;
     uint32_t Count = D.getU32(&CountAt);
     uint64_t Index = A.Ranges->getRawUValue();
@@ -385,7 +356,7 @@ bool unitRanges(Sections &S, bool LE, const dwarf::FormParams &Params,
     return false;
   DWARFDebugRnglistTable Table;
   Expected<DWARFDebugRnglist> List =
-      Table.findList(DWARFDataExtractor(S.Rnglists, LE, AS), *Off);
+      Table.findList(DWARFDataExtractor(S.Rnglists.Data, LE, AS), *Off);
   if (!List) {
     consumeError(List.takeError());
     return false;
@@ -410,17 +381,14 @@ std::optional<UnitIndex> UnitIndex::build(const ObjectFile &Obj) {
     uint64_t Lo, Hi, Unit;
   };
   std::vector<Piece> Pieces;
-  S.Fd = ::open(Obj.getFileName().str().c_str(), O_RDONLY | O_CLOEXEC);
-  auto CloseFd = llvm::make_scope_exit([&] {
-    if (S.Fd >= 0)
-      ::close(S.Fd);
-  });
+  for (SectionBytes *B : {&S.Info, &S.Abbrev, &S.Addr})
+    B->Window = std::make_unique<FileWindow>(Obj.getFileName(), 64 << 10);
   uint64_t Off = 0;
   while (Off < S.Info.size()) {
     uint64_t UnitOff = Off;
     // The header (at most 24 bytes: DWARF 64, version 5) and, in the same
     // read, the unit DIE: 512 bytes hold it, else the whole unit is read.
-    StringRef Head = S.read(S.Info, S.InfoAt, UnitOff, 24 + 512);
+    StringRef Head = S.Info.read(UnitOff, 24 + 512);
     DataExtractor Header(Head, LE, 0);
     DataExtractor::Cursor C(0);
     dwarf::FormParams Params{0, 0, dwarf::DWARF32};
@@ -464,7 +432,7 @@ std::optional<UnitIndex> UnitIndex::build(const ObjectFile &Obj) {
                             AbbrOff, Params, A);
     if (!Read && DieOff + Die.size() < End) {
       A = UnitAttrs();
-      Die = S.read(S.Info, S.InfoAt, DieOff, End - DieOff);
+      Die = S.Info.read(DieOff, End - DieOff);
       Read = readUnitDie(S, DWARFDataExtractor(Die, LE, Params.AddrSize), 0,
                          Die.size(), AbbrOff, Params, A);
     }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "ByteSource.h"
 #include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/ReadAt.h"
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -49,19 +50,10 @@ public:
   }
   bool seekable() const override { return Seekable; }
   Expected<size_t> readAt(uint8_t *Dst, size_t N, uint64_t Off) override {
-    size_t Got = 0;
-    while (Got < N) {
-      ssize_t R = ::pread(FD, Dst + Got, N - Got, off_t(Off + Got));
-      if (R < 0) {
-        if (errno == EINTR)
-          continue;
-        return makeError("{0}: read failed: {1}", Name, strerror(errno));
-      }
-      if (R == 0)
-        break;
-      Got += size_t(R);
-    }
-    return Got;
+    ssize_t Got = preadFull(FD, Dst, N, Off);
+    if (Got < 0)
+      return makeError("{0}: read failed: {1}", Name, strerror(errno));
+    return size_t(Got);
   }
   Error seek(uint64_t Off) override {
     if (::lseek(FD, off_t(Off), SEEK_SET) < 0)
