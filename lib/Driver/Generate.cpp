@@ -552,9 +552,10 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
   // pre-inliner reads each kind: from the first probe even if 0 (it writes
   // every probe of a function that ran), from the first counted line (it
   // writes no zero lines). On bench/pgo's tuning half the two readings tie
-  // on probe profiles (jq, re2: the same builds; gawk 103 against 101 % of
-  // instrumented PGO's gain), so llvm-profgen's and clang's reading stays
-  // (bench/pgo/README.md, session 14).
+  // on probe profiles (jq, re2: the same builds; gawk 105 against 103 % of
+  // instrumented PGO's gain, three recordings each, within their spread),
+  // so llvm-profgen's and clang's reading stays (bench/pgo/README.md,
+  // session 14).
   CO.EntryEstimate = Probes ? ContextProfileOptions::EntryKind::FirstSite
                             : ContextProfileOptions::EntryKind::FirstCounted;
   if (!R.Opts.CSEntryEstimate.empty())

@@ -55,10 +55,10 @@ private:
 };
 
 /// A profile's counts by location, in location order (what a std::map
-/// gave, without a heap node per location: the maps of sqlite's 70k
-/// context profiles, filled, merged by the pre-inliner and walked, were a
-/// fifth of its CSSPGO run). Locations mostly come in order, so most
-/// insertions append.
+/// gave, without a heap node per location; sqlite's 70k context profiles
+/// are filled, merged by the pre-inliner and walked: its CSSPGO run went
+/// from 2,806M to 2,764M instructions, -j1). Locations mostly come in
+/// order, so most insertions append.
 class LocationCounts {
 public:
   using Entry = std::pair<llvm::sampleprof::LineLocation, uint64_t>;
