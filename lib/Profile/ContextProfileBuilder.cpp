@@ -284,6 +284,10 @@ public:
   virtual SiteKind callSite(uint64_t Addr, SampleContextFrameVector &G) = 0;
   /// The profile name of the function whose entry a call reached ("": none).
   virtual StringRef calleeName(unsigned Callee) = 0;
+  /// Adds the bytes of F's code to the suffix that names them in Bytes
+  /// (Sites: sites(F)'s), once per function's code.
+  virtual void ownBytes(unsigned F, ArrayRef<InstSite> Sites,
+                        DenseMap<uint32_t, uint64_t> &Bytes) = 0;
   /// Probe-based: the instances of a probe (copies of a duplicated block)
   /// add up, and a jump to another function's entry (a tail call) gives a
   /// call target, since clang left the call's probe on it. Line-based: a
@@ -324,6 +328,12 @@ public:
   StringRef calleeName(unsigned Callee) override {
     ArrayRef<SourceFrame> Target = Sym.frames(Image.functions()[Callee].Start);
     return Target.empty() ? StringRef() : StringRef(Target.back().Function);
+  }
+  void ownBytes(unsigned, ArrayRef<InstSite> Sites,
+                DenseMap<uint32_t, uint64_t> &Bytes) override {
+    for (const InstSite &S : Sites)
+      if (S.Suffix != ~0u)
+        Bytes[S.Suffix] += S.Size;
   }
 
 private:
@@ -374,6 +384,32 @@ public:
   StringRef calleeName(unsigned Callee) override {
     return Probes.calleeName(Image.functions()[Callee]);
   }
+  /// An instruction belongs to the last probe at or before it in its
+  /// function: a block probe stands at its block's start (instructions
+  /// before a function's first probe are not counted).
+  void ownBytes(unsigned F, ArrayRef<InstSite> Sites,
+                DenseMap<uint32_t, uint64_t> &Bytes) override {
+    unsigned Fam = functionFamily(Image, F);
+    if (!SizedFamilies.insert(Fam).second)
+      return;
+    // Every copy is sized, if only at 0: one whose probes all share their
+    // addresses with another copy's gets no byte by this reckoning.
+    for (const InstSite &S : Sites)
+      if (S.Suffix != ~0u)
+        Bytes.try_emplace(S.Suffix, 0);
+    size_t K = 0;
+    for (unsigned G : Family[Fam]) {
+      const FunctionSym &Sym = Image.functions()[G];
+      const InstSite *At = nullptr;
+      for (const Inst &I : Image.instructions(G)) {
+        for (; K < Sites.size() && Sites[K].Addr <= I.Addr; ++K)
+          if (Sites[K].Addr >= Sym.Start)
+            At = &Sites[K];
+        if (At && At->Suffix != ~0u)
+          Bytes[At->Suffix] += I.Size;
+      }
+    }
+  }
 
 private:
   /// Q's inline chain as frames, the innermost with location Leaf.
@@ -390,6 +426,7 @@ private:
   const BinaryImage &Image;
   const PseudoProbes &Probes;
   DenseMap<unsigned, std::vector<unsigned>> Family;
+  DenseSet<unsigned> SizedFamilies;
   std::vector<std::pair<const ProbeFunctionDesc *, uint32_t>> Chain;
 };
 
@@ -423,6 +460,17 @@ public:
   }
   /// Every context of Raw with a branch or range in the binary.
   void addContexts(const RawProfile &Raw);
+  /// Per function that ran: the bytes of its own code, without the code
+  /// inlined into it; its outlined copy's, or if none ran, its largest
+  /// inlined copy's (llvm-profgen sizes each inline context likewise).
+  StringMap<uint64_t> ownSizes();
+  /// The bytes of each inlined copy's own code, by the suffix naming it.
+  const DenseMap<uint32_t, uint64_t> &copySizes() {
+    if (CopyBytes.empty())
+      for (const auto &[F, S] : Sites)
+        Names.ownBytes(F, S, CopyBytes);
+    return CopyBytes;
+  }
 
 private:
   /// The sites of function F, named on first use.
@@ -454,6 +502,7 @@ private:
   BinaryProfileOptions BO;
   DenseMap<unsigned, std::vector<InstSite>> Sites;
   DenseMap<uint64_t, CallSiteInfo> CallSites;
+  DenseMap<uint32_t, uint64_t> CopyBytes;
   /// The trie path of the context at hand, kept for its capacity.
   std::vector<Loc> Path;
 };
@@ -463,6 +512,20 @@ const std::vector<InstSite> &ContextCounter::sitesOf(unsigned F) {
   if (New)
     Names.sites(F, Flat.Suffixes, It->second);
   return It->second;
+}
+
+StringMap<uint64_t> ContextCounter::ownSizes() {
+  StringMap<uint64_t> Outlined, Inlined;
+  for (const auto &[Suffix, B] : copySizes()) {
+    const SampleContextFrameVector &V = Flat.Suffixes.get(Suffix);
+    // At least a byte: a copy whose probes share one address has none of
+    // its own by the probes' reckoning, and 0 reads as unknown.
+    uint64_t &Size = (V.size() == 1 ? Outlined : Inlined)[V.back().Func.stringRef()];
+    Size = std::max({Size, B, uint64_t(1)});
+  }
+  for (const auto &KV : Inlined)
+    Outlined.try_emplace(KV.getKey(), KV.getValue());
+  return Outlined;
 }
 
 const CallSiteInfo &ContextCounter::callSiteAt(uint64_t Addr) {
@@ -612,15 +675,41 @@ void ContextCounter::addCalls(unsigned F, const FunctionCfg &Cfg,
 /// This is --cs-preinliner=size; the default, ContextProfileOptions::
 /// PreInliner == Budget, decides in PreInliner.cpp.
 void preInline(FlatProfiles &Flat, const BinaryImage &Image,
-               const ContextProfileOptions &Opts, ContextProfileStats &St) {
-  StringMap<uint64_t> Size;
-  for (const FunctionSym &F : Image.functions()) {
-    uint64_t &S = Size[F.Name];
-    S = std::max(S, F.End - F.Start);
-  }
+               const ContextProfileOptions &Opts, ContextCounter &Counter,
+               ContextProfileStats &St) {
   St.Budget = Opts.PreInliner == ContextProfileOptions::PreInlinerKind::Budget;
+  // Sizes: a function's outlined bytes (inlined code included; none for a
+  // function without a symbol, whose calls then stay out); where inlined
+  // code is decided as calls are, its own bytes, the code inlined into it
+  // being sized (and kept or not) apart: a function that ran only inlined
+  // has its largest copy's own bytes, one that did not run its symbol's.
+  // Cold sizes as Keep does: its calls are decided as Keep's are (sized by
+  // copies, gawk's DEREF, inlined everywhere, kept a call from main that
+  // Keep moves out: 100 % against 108 on recording 1).
+  using InlinedCode = ContextProfileOptions::InlinedCode;
+  bool Split = St.Budget && Opts.Inlined != InlinedCode::Keep;
+  bool OwnSizes = St.Budget && Opts.Inlined == InlinedCode::Decide;
+  StringMap<uint64_t> Size;
+  // The hotness scale is taken before the split, as for Keep: per inlined
+  // copy, not per function (the calls a copy leaves do not count either).
+  std::vector<uint64_t> Cutoffs;
+  if (Split) {
+    Cutoffs = Flat.hotnessCutoffs();
+    Flat.splitInlineFrames();
+    inferInlinedCalls(Flat, Opts.EntryEstimate);
+  }
+  if (OwnSizes)
+    Size = Counter.ownSizes();
+  for (const FunctionSym &F : Image.functions()) {
+    auto [It, New] = Size.try_emplace(F.Name, 0);
+    if (!OwnSizes || New)
+      It->second = std::max(New ? 0 : It->second, F.End - F.Start);
+  }
   if (St.Budget) {
-    St.ContextsMoved = preInlineWithBudget(Flat, Size, Opts, St);
+    St.ContextsMoved = preInlineWithBudget(
+        Flat, Size,
+        OwnSizes ? Counter.copySizes() : DenseMap<uint32_t, uint64_t>(),
+        Opts, St, Cutoffs);
     return;
   }
   uint64_t CalleeSizeLimit = Opts.CalleeSizeLimit;
@@ -644,13 +733,13 @@ void emitMarked(FlatProfiles &Flat, const ContextProfileOptions &Opts,
   if (Opts.Probes)
     for (const ProbeFunctionDesc &D : Opts.Probes->descs())
       Hash[D.Name] = D.Hash;
-  Flat.emit([&](FunctionSamples &FS, uint32_t Base, uint32_t Suffix) {
+  Flat.emit([&](FunctionSamples &FS, uint32_t Base, uint32_t Suffix,
+                bool Inlined) {
     if (Opts.Probes)
       FS.setFunctionHash(Hash.lookup(FS.getFunction().stringRef()));
-    bool Inlined = Flat.Suffixes.get(Suffix).size() > 1;
     if (Inlined)
       FS.getContext().setAttribute(ContextWasInlined);
-    if (Opts.PreInline && (Base != Root || Inlined)) {
+    if (Opts.PreInline && (Base != Root || Flat.Suffixes.get(Suffix).size() > 1)) {
       FS.getContext().setAttribute(ContextShouldBeInlined);
       R.PreInlined = true;
     }
@@ -747,10 +836,11 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   else
     Names = std::make_unique<LineNames>(Image, *Sym);
   const uint32_t Root = Flat.base({});
-  ContextCounter(Image, Dso, O, *Names, Flat, Root, Opts.InferFlow, St)
-      .addContexts(Raw);
+  ContextCounter Counter(Image, Dso, O, *Names, Flat, Root, Opts.InferFlow,
+                         St);
+  Counter.addContexts(Raw);
   if (Opts.PreInline)
-    preInline(Flat, Image, Opts, St);
+    preInline(Flat, Image, Opts, Counter, St);
   emitMarked(Flat, Opts, Root, R);
   St.ContextProfiles = R.Profiles.size();
   inferCallerProfiles(R);

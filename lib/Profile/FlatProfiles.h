@@ -112,6 +112,23 @@ public:
     LocationCounts Body;
     std::map<std::pair<llvm::sampleprof::LineLocation, llvm::StringRef>, uint64_t> Calls;
     uint64_t Head = 0, Total = 0;
+    /// The function was inlined here in the profiled binary: the node was
+    /// an inline frame of a suffix before splitInlineFrames().
+    bool WasInlined = false;
+    /// Where WasInlined: the suffix that named this inlined copy before
+    /// splitInlineFrames() (its own code's size is the copy's).
+    uint32_t Instance = ~0u;
+    /// Adds O's counts to this node's.
+    void add(const Node &O) {
+      Body.add(O.Body);
+      for (const auto &[LN, C] : O.Calls)
+        Calls[LN] += C;
+      Head += O.Head;
+      Total += O.Total;
+      WasInlined |= O.WasInlined;
+      if (Instance == ~0u)
+        Instance = O.Instance;
+    }
   };
   FrameTable Bases, Suffixes;
   Node &at(uint32_t Base, uint32_t Suffix) {
@@ -169,6 +186,12 @@ public:
       Out.push_back(I ? C[I - 1] : (C.empty() ? 0 : C.front()));
     }
     return Out;
+  }
+  /// The counts the budget pre-inliner's hotness runs between: at LLVM's
+  /// ProfileSummaryBuilder cutoffs of 10 % (hot end) and 99.9999 % (the
+  /// cold count), in that order.
+  std::vector<uint64_t> hotnessCutoffs() const {
+    return countsAtCutoffs({0.1, 0.999999});
   }
   /// Calls Fn(Base, Suffix, Node) for every node, in no fixed order.
   template <class Fn> void forEachNode(Fn F) const {
@@ -271,16 +294,57 @@ public:
         To = std::move(N);
         continue;
       }
-      To.Body.add(N.Body);
-      for (const auto &[LN, C] : N.Calls)
-        To.Calls[LN] += C;
-      To.Head += N.Head;
-      To.Total += N.Total;
+      To.add(N);
       N.Body.clear();
       N.Calls.clear();
     }
     Nodes = std::move(Out);
     return Rejected;
+  }
+  /// Makes every inline frame a boundary that prune() decides, as it does
+  /// a call: each base's call-site groups split into one group per frame,
+  /// and a node whose suffix has inline frames moves to the base extended
+  /// by those frames, one group each, with its innermost function alone as
+  /// its suffix (WasInlined set). The profiles' frames stay the same; nodes
+  /// that land on the same key (an inline and a call at one location of
+  /// one context, to one function) add up.
+  void splitInlineFrames() {
+    for (std::vector<llvm::sampleprof::SampleContextFrameVector> &G : GroupsOf) {
+      std::vector<llvm::sampleprof::SampleContextFrameVector> One;
+      for (const llvm::sampleprof::SampleContextFrameVector &Group : G)
+        for (const llvm::sampleprof::SampleContextFrame &F : Group)
+          One.push_back({F});
+      G = std::move(One);
+    }
+    // Per (base, suffix with inline frames): the new key, made once.
+    llvm::DenseMap<uint64_t, uint64_t> Moved;
+    llvm::DenseMap<uint64_t, Node> Out;
+    for (auto &[Key, N] : Nodes) {
+      uint64_t To = Key;
+      uint32_t Suffix = uint32_t(Key);
+      if (Suffixes.get(Suffix).size() > 1) {
+        auto [M, New] = Moved.try_emplace(Key);
+        if (New) {
+          // Copies: base() and leafOf() may grow the tables these live in.
+          std::vector<llvm::sampleprof::SampleContextFrameVector> G =
+              groupsOf(uint32_t(Key >> 32));
+          llvm::sampleprof::SampleContextFrameVector S = Suffixes.get(Suffix);
+          for (size_t K = 0; K + 1 < S.size(); ++K)
+            G.push_back({S[K]});
+          M->second = (uint64_t(base(G)) << 32) |
+                      leafOf(S.back().Func.stringRef());
+        }
+        To = M->second;
+        N.WasInlined = true;
+        N.Instance = Suffix;
+      }
+      auto [It, New] = Out.try_emplace(To);
+      if (New)
+        It->second = std::move(N);
+      else
+        It->second.add(N);
+    }
+    Nodes = std::move(Out);
   }
   /// The call-site groups base() was given for Base (none if unknown).
   llvm::ArrayRef<llvm::sampleprof::SampleContextFrameVector> groupsOf(uint32_t Base) const {
@@ -293,9 +357,10 @@ public:
     return It == Nodes.end() ? nullptr : &It->second;
   }
   /// Moves the nodes into R.Profiles (as flat CS profiles), calling Made on
-  /// each profile with the node's base and suffix ids.
+  /// each profile with the node's base and suffix ids and whether its
+  /// function was inlined there in the profiled binary.
   void emit(llvm::function_ref<void(llvm::sampleprof::FunctionSamples &, uint32_t Base,
-                              uint32_t Suffix)>
+                              uint32_t Suffix, bool WasInlined)>
                 Made) {
     for (auto &[Key, N] : Nodes) {
       llvm::sampleprof::SampleContextFrameVector V = Bases.get(uint32_t(Key >> 32));
@@ -310,7 +375,8 @@ public:
                                   llvm::sampleprof::FunctionId(LN.second), C);
       FS.addHeadSamples(N.Head);
       FS.addTotalSamples(N.Total);
-      Made(FS, uint32_t(Key >> 32), uint32_t(Key));
+      Made(FS, uint32_t(Key >> 32), uint32_t(Key),
+           N.WasInlined || S.size() > 1);
     }
     Nodes.clear();
   }

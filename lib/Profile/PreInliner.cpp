@@ -59,6 +59,12 @@ namespace {
 struct CallNode {
   StringRef Func; ///< the callee (a root: the function)
   uint64_t Count = 0;
+  /// The callee was inlined at this call site in the profiled binary.
+  bool WasInlined = false;
+  /// Bytes of the callee's own code: its inlined copy's here, if known.
+  uint64_t Size = 0;
+  /// Some of the callee's code ran in this context.
+  bool Ran = false;
   std::map<std::pair<uint32_t, StringRef>, uint32_t> Children;
   /// The flat (prefix base << 32 | callee leaf) pairs decided here.
   std::vector<uint64_t> Keys;
@@ -67,9 +73,11 @@ struct CallNode {
 class BudgetPreInliner {
 public:
   BudgetPreInliner(FlatProfiles &Flat, const StringMap<uint64_t> &Size,
+                   const DenseMap<uint32_t, uint64_t> &CopySize,
                    const ContextProfileOptions &Opts, uint64_t Cold,
                    uint64_t Upper)
-      : Flat(Flat), Size(Size), Opts(Opts), Cold(Cold), Upper(Upper) {}
+      : Flat(Flat), Size(Size), CopySize(CopySize), Opts(Opts), Cold(Cold),
+        Upper(Upper) {}
 
   /// Builds the trie and decides every call context.
   void run() {
@@ -121,9 +129,24 @@ private:
                  uint32_t N);
   /// Candidate order: more calls first, then by call site and callee.
   bool before(uint32_t A, uint32_t B) const;
+  /// InlinedCode::Cold: code inlined in the binary stays as it was (its
+  /// bytes are in the function's already) unless it is entered at most the
+  /// cold count and yet ran (a copy that never ran in a context is left
+  /// where the compiler put it: moved out, it would only be a cold call).
+  bool replayed(const CallNode &N) const {
+    return N.WasInlined && (N.Count > Cold || !N.Ran) &&
+           Opts.Inlined == ContextProfileOptions::InlinedCode::Cold;
+  }
+  /// N's caller's turn is over: N moves out, unless it stays as inlined
+  /// code, and so on below it.
+  void settle(uint32_t N);
+  uint64_t sizeOf(const CallNode &N) const {
+    return N.Size ? N.Size : Size.lookup(N.Func);
+  }
 
   FlatProfiles &Flat;
   const StringMap<uint64_t> &Size;
+  const DenseMap<uint32_t, uint64_t> &CopySize;
   const ContextProfileOptions &Opts;
   uint64_t Cold, Upper;
   std::vector<CallNode> Nodes;
@@ -228,8 +251,14 @@ void BudgetPreInliner::build() {
       if (!Seen.insert(Key).second)
         continue;
       Nodes[Cur].Keys.push_back(Key);
-      if (const FlatProfiles::Node *N = Flat.find(Prefix, Leaf))
+      if (const FlatProfiles::Node *N = Flat.find(Prefix, Leaf)) {
         Nodes[Cur].Count += callsInto(*N, Opts.EntryEstimate);
+        Nodes[Cur].WasInlined |= N->WasInlined;
+        Nodes[Cur].Ran |= N->Total > 0;
+        if (N->Instance != ~0u) // DenseMap's empty key
+          if (auto It = CopySize.find(N->Instance); It != CopySize.end())
+            Nodes[Cur].Size = std::max(Nodes[Cur].Size, It->second);
+      }
     }
   }
 }
@@ -269,7 +298,7 @@ std::vector<StringRef> BudgetPreInliner::topDownOrder() const {
 }
 
 bool BudgetPreInliner::worthKeeping(const CallNode &N, uint64_t Caller) const {
-  uint64_t Sz = Size.lookup(N.Func);
+  uint64_t Sz = sizeOf(N);
   if (!Sz || N.Count == 0 || N.Count <= Cold)
     return false;
   // A call made on a rare path of its caller: fewer calls than
@@ -280,7 +309,14 @@ bool BudgetPreInliner::worthKeeping(const CallNode &N, uint64_t Caller) const {
   double H = double(N.Count - Cold) /
              std::max(1.0, double(Upper > Cold ? Upper - Cold : 0));
   H = std::min(H, 1.0);
-  return double(Sz) < double(Opts.CalleeSizeLimit) * 100.0 * H + 1.0;
+  // A call the compiler inlined in the profiled binary gets a hundred
+  // times the size limit (llvm-profgen 19's CSPreInliner bumps its
+  // threshold as much), since the compiler saw more than bytes; the cold
+  // count, the call share and the budget still apply.
+  double Limit = double(Opts.CalleeSizeLimit) * 100.0 * H;
+  if (N.WasInlined)
+    Limit *= 100.0;
+  return double(Sz) < Limit + 1.0;
 }
 
 bool BudgetPreInliner::before(uint32_t A, uint32_t B) const {
@@ -324,7 +360,7 @@ void BudgetPreInliner::process(StringRef F) {
     Queue.pop_back();
     if (Final < Budget && worthKeeping(Nodes[N], CallerCalls[N])) {
       decide(N, true);
-      Final += Size.lookup(Nodes[N].Func);
+      Final += sizeOf(Nodes[N]);
       for (const auto &[Key, C] : Nodes[N].Children)
         offer(C, Nodes[N].Count);
       continue;
@@ -335,6 +371,17 @@ void BudgetPreInliner::process(StringRef F) {
 }
 
 void BudgetPreInliner::offer(uint32_t N, uint64_t Caller) {
+  // Code inlined in the binary that stays is no candidate: as when it is
+  // kept whole (InlinedCode::Keep), its calls are its caller's, made from
+  // the same context.
+  if (replayed(Nodes[N])) {
+    decide(N, true);
+    auto Children = std::move(Nodes[N].Children);
+    Nodes[N].Children.clear();
+    for (const auto &[Key, C] : Children)
+      offer(C, Caller);
+    return;
+  }
   CallerCalls[N] = Caller;
   Queue.push_back(N);
   std::push_heap(Queue.begin(), Queue.end(),
@@ -351,6 +398,18 @@ void BudgetPreInliner::reject(uint32_t N) {
     moveUnder(To, Key, C);
 }
 
+void BudgetPreInliner::settle(uint32_t N) {
+  if (!replayed(Nodes[N])) {
+    reject(N);
+    return;
+  }
+  decide(N, true);
+  auto Children = std::move(Nodes[N].Children);
+  Nodes[N].Children.clear();
+  for (const auto &[Key, C] : Children)
+    settle(C);
+}
+
 void BudgetPreInliner::moveUnder(uint32_t Parent,
                                  std::pair<uint32_t, StringRef> Key,
                                  uint32_t N) {
@@ -358,10 +417,11 @@ void BudgetPreInliner::moveUnder(uint32_t Parent,
     offer(N, Entry.lookup(Nodes[Current].Func));
     return;
   }
-  // Under a root whose turn is over, nothing is kept any more.
+  // Under a root whose turn is over, nothing is kept any more (but code
+  // inlined in the binary that stays as it was).
   if (Roots.lookup(Nodes[Parent].Func) == Parent &&
       Done.contains(Nodes[Parent].Func)) {
-    reject(N);
+    settle(N);
     return;
   }
   auto [It, New] = Nodes[Parent].Children.try_emplace(Key, N);
@@ -369,6 +429,9 @@ void BudgetPreInliner::moveUnder(uint32_t Parent,
     return;
   uint32_t Into = It->second;
   Nodes[Into].Count += Nodes[N].Count;
+  Nodes[Into].WasInlined |= Nodes[N].WasInlined;
+  Nodes[Into].Ran |= Nodes[N].Ran;
+  Nodes[Into].Size = std::max(Nodes[Into].Size, Nodes[N].Size);
   Nodes[Into].Keys.insert(Nodes[Into].Keys.end(), Nodes[N].Keys.begin(),
                           Nodes[N].Keys.end());
   auto Children = std::move(Nodes[N].Children);
@@ -379,14 +442,44 @@ void BudgetPreInliner::moveUnder(uint32_t Parent,
 
 } // namespace
 
+void inferInlinedCalls(FlatProfiles &Flat,
+                       ContextProfileOptions::EntryKind How) {
+  std::vector<std::pair<size_t, uint64_t>> Work; // (depth, node key)
+  Flat.forEachNode([&](uint32_t Base, uint32_t Suffix,
+                       const FlatProfiles::Node &N) {
+    if (N.WasInlined && !N.Head && !Flat.groupsOf(Base).empty())
+      Work.push_back({Flat.groupsOf(Base).size(), (uint64_t(Base) << 32) | Suffix});
+  });
+  // Deepest first: a caller's estimate reads the counts its inlined
+  // callees gave it (llvm-profgen walks its context trie in post-order).
+  llvm::sort(Work, std::greater<>());
+  for (auto [Depth, Key] : Work) {
+    uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
+    uint64_t Calls = callsInto(*Flat.find(Base, Suffix), How);
+    StringRef Callee = Flat.Suffixes.get(Suffix).front().Func.stringRef();
+    // A copy: base() may grow the table groupsOf() reads.
+    std::vector<SampleContextFrameVector> G = Flat.groupsOf(Base);
+    SampleContextFrame Site = G.back().front();
+    G.pop_back();
+    FlatProfiles::Node &Caller =
+        Flat.at(Flat.base(G), Flat.leafOf(Site.Func.stringRef()));
+    Caller.Calls[{Site.Location, Callee}] += Calls;
+    Caller.Body[Site.Location] += Calls;
+    Caller.Total += Calls;
+  }
+}
+
 uint64_t preInlineWithBudget(FlatProfiles &Flat,
                              const StringMap<uint64_t> &Size,
+                             const DenseMap<uint32_t, uint64_t> &CopySize,
                              const ContextProfileOptions &Opts,
-                             ContextProfileStats &St) {
-  // LLVM's ProfileSummaryBuilder cutoffs: 10% and 99.9999%.
-  std::vector<uint64_t> C = Flat.countsAtCutoffs({0.1, 0.999999});
+                             ContextProfileStats &St,
+                             ArrayRef<uint64_t> Cutoffs) {
+  std::vector<uint64_t> C = Cutoffs.empty() ? Flat.hotnessCutoffs()
+                                            : std::vector<uint64_t>(Cutoffs);
   St.HotCallCount = C[1];
-  BudgetPreInliner P(Flat, Size, Opts, /*Cold=*/C[1], /*Upper=*/C[0]);
+  BudgetPreInliner P(Flat, Size, CopySize, Opts, /*Cold=*/C[1],
+                     /*Upper=*/C[0]);
   P.run();
   return Flat.prune(
       [&](uint32_t Base, uint32_t Leaf) { return P.kept(Base, Leaf); });

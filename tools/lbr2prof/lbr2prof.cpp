@@ -234,6 +234,16 @@ int main(int argc, char **argv) {
                  "first-counted for line-based ones (not with "
                  "--cs-preinliner=size)")
       ->check(CLI::IsMember({"first-site", "first-counted"}).description(""));
+  App.add_option("--cs-inlined", Gen.CSInlined,
+                 "Context-sensitive profiles: code the profiled binary "
+                 "inlined stays inlined (=keep, as llvm-profgen's "
+                 "--csspgo-replay-preinline), stays unless it is entered "
+                 "at most the profile's cold count (=cold), or is decided "
+                 "as a call is, each copy sized by its own code (=decide, "
+                 "as llvm-profgen's default); a copy that does not stay "
+                 "moves to its function's base profile; default cold (not "
+                 "with --cs-preinliner=size)")
+      ->check(CLI::IsMember({"keep", "cold", "decide"}).description(""));
   App.add_option("--cs-growth-factor", Gen.CSGrowthFactor,
                  "Context-sensitive profiles: the code a caller keeps may "
                  "grow to this many times its own size, within 100 and "

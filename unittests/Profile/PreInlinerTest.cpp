@@ -97,6 +97,9 @@ struct Handmade {
   }
 };
 
+/// No inlined copies' sizes: inline frames are not decided.
+const DenseMap<uint32_t, uint64_t> NoCopies;
+
 ContextProfileOptions options(double Share, uint64_t Growth) {
   ContextProfileOptions O;
   O.PreInliner = ContextProfileOptions::PreInlinerKind::Budget;
@@ -109,7 +112,7 @@ ContextProfileOptions options(double Share, uint64_t Growth) {
 TEST(PreInliner, EachRuleDecidesOneCall) {
   Handmade H;
   ContextProfileStats St;
-  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, options(2, 12), St);
+  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, NoCopies, options(2, 12), St);
   EXPECT_EQ(St.HotCallCount, 1u); // the cold count
   EXPECT_TRUE(H.kept({site("main", 1)}, "hot"));
   EXPECT_TRUE(H.kept({site("main", 1), site("hot", 2)}, "often"));
@@ -128,7 +131,7 @@ TEST(PreInliner, EachRuleDecidesOneCall) {
 TEST(PreInliner, WithoutTheShareRuleTheRareCallStays) {
   Handmade H;
   ContextProfileStats St;
-  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, options(0, 12), St);
+  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, NoCopies, options(0, 12), St);
   EXPECT_TRUE(H.kept({site("main", 1), site("hot", 1)}, "rare"));
   EXPECT_EQ(Moved, 3u);
 }
@@ -136,7 +139,7 @@ TEST(PreInliner, WithoutTheShareRuleTheRareCallStays) {
 TEST(PreInliner, TheBudgetStopsTheLateCall) {
   Handmade H;
   ContextProfileStats St;
-  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, options(2, 2), St);
+  uint64_t Moved = preInlineWithBudget(H.Flat, H.Size, NoCopies, options(2, 2), St);
   EXPECT_TRUE(H.kept({site("main", 1)}, "hot"));
   EXPECT_TRUE(H.kept({site("main", 1), site("hot", 2)}, "often"));
   EXPECT_TRUE(H.kept({site("main", 3)}, "small"));
@@ -164,12 +167,170 @@ TEST(PreInliner, TheEntryEstimateReadsTheFirstSite) {
     ContextProfileOptions O = options(2, 12);
     O.EntryEstimate = How;
     ContextProfileStats St;
-    preInlineWithBudget(H.Flat, H.Size, O, St);
+    preInlineWithBudget(H.Flat, H.Size, NoCopies, O, St);
     EXPECT_EQ(St.HotCallCount, 1u);
     EXPECT_EQ(H.kept({site("main", 7)}, "loop"),
               How == ContextProfileOptions::EntryKind::FirstCounted);
     EXPECT_TRUE(H.kept({site("main", 1)}, "hot")); // head samples: as before
   }
+}
+
+} // namespace
+
+namespace {
+
+/// Inline frames decided as calls (ContextProfileOptions::InlinedCode::
+/// Decide): main (50 bytes of its own, entered 100 times from no context)
+/// had three functions inlined in the profiled binary, and one inlined
+/// into the first:
+///   main@7 hot1  entry line 1000, a loop line 5000; its copy 700 bytes
+///                (its name alone says 5: the copy's size must decide)
+///     hot1@3 inner  entry line 800; copy 20 bytes
+///   main@8 hot2  entry line 500; copy 10 bytes
+///   main@9 cold  entry line 1; copy 10 bytes
+/// The hotness scale is taken first, per copy: counts 5000, 1000 (main
+/// line 10), 1000, 800, 500, 1: sum 8301, 10% cutoff 5000, cold count 1.
+/// inferInlinedCalls() then gives each caller a call at the inline site
+/// with the copy's entry count (and as many samples there): main@7 1000,
+/// @8 500, @9 1, hot1@3 800. Budget: max(12 x 50, 100) = 600 bytes. Hottest first: hot1
+/// (1000 calls) is kept (50 < 600; its limit, 10 x 100 x 999 / 4999 x 100
+/// for code inlined before, is far above 700): 750 bytes. Then inner (800,
+/// offered with hot1) and hot2 (500) find the budget spent, and cold is at
+/// the cold count: the three move to their base profiles, still marked as
+/// inlined in the binary, and leave their calls behind.
+struct Inlined {
+  ContextProfileResult R;
+  FlatProfiles Flat{R};
+  StringMap<uint64_t> Size;
+  DenseMap<uint32_t, uint64_t> CopySize;
+
+  uint32_t suffix(ArrayRef<SampleContextFrame> Frames) {
+    return Flat.Suffixes.intern(SampleContextFrameVector(Frames.begin(), Frames.end()));
+  }
+  SampleContextFrame frame(StringRef F, uint32_t Line) {
+    return SampleContextFrame(FunctionId(F), LineLocation(Line, 0));
+  }
+  void copy(ArrayRef<SampleContextFrame> Frames, uint64_t Entry,
+            uint64_t Bytes) {
+    uint32_t S = suffix(Frames);
+    FlatProfiles::Node &N = Flat.at(Flat.base({}), S);
+    N.Body[LineLocation(1, 0)] = Entry;
+    N.Total = Entry;
+    CopySize[S] = Bytes;
+  }
+  Inlined() {
+    FlatProfiles::Node &Main = Flat.at(Flat.base({}), suffix({frame("main", 0)}));
+    Main.Head = 100;
+    Main.Body[LineLocation(10, 0)] = 1000;
+    Main.Total = 1000;
+    copy({frame("main", 7), frame("hot1", 0)}, 1000, 700);
+    Flat.at(Flat.base({}), suffix({frame("main", 7), frame("hot1", 0)}))
+        .Body[LineLocation(2, 0)] = 5000;
+    copy({frame("main", 7), frame("hot1", 3), frame("inner", 0)}, 800, 20);
+    copy({frame("main", 8), frame("hot2", 0)}, 500, 10);
+    copy({frame("main", 9), frame("cold", 0)}, 1, 10);
+    Size["main"] = 50;
+    Size["hot1"] = 5;
+    Size["inner"] = 20;
+    Size["hot2"] = 10;
+    Size["cold"] = 10;
+  }
+  const FlatProfiles::Node *node(ArrayRef<SampleContextFrame> Sites,
+                                 StringRef F) {
+    std::vector<SampleContextFrameVector> G;
+    for (const SampleContextFrame &S : Sites)
+      G.push_back({S});
+    const FlatProfiles::Node *N =
+        Flat.find(Flat.base(G), suffix({frame(F, 0)}));
+    return N && !N->Body.empty() ? N : nullptr;
+  }
+  uint64_t calls(const FlatProfiles::Node *N, uint32_t Line, StringRef F) {
+    auto It = N->Calls.find({LineLocation(Line, 0), F});
+    return It == N->Calls.end() ? 0 : It->second;
+  }
+  /// What buildContextProfile does before its pre-inliner when inline
+  /// frames are decided: the hotness scale taken, the frames split, the
+  /// copies' calls inferred. Returns the options to decide with.
+  ContextProfileOptions prepare(ContextProfileOptions::InlinedCode How) {
+    Cutoffs = Flat.hotnessCutoffs();
+    Flat.splitInlineFrames();
+    ContextProfileOptions O = options(2, 12);
+    O.EntryEstimate = ContextProfileOptions::EntryKind::FirstSite;
+    O.Inlined = How;
+    inferInlinedCalls(Flat, O.EntryEstimate);
+    return O;
+  }
+  std::vector<uint64_t> Cutoffs;
+};
+
+TEST(PreInliner, InlineFramesAreDecidedAsCalls) {
+  Inlined I;
+  ContextProfileOptions O =
+      I.prepare(ContextProfileOptions::InlinedCode::Decide);
+  ContextProfileStats St;
+  uint64_t Moved =
+      preInlineWithBudget(I.Flat, I.Size, I.CopySize, O, St, I.Cutoffs);
+  EXPECT_EQ(St.HotCallCount, 1u);
+  EXPECT_EQ(Moved, 3u);
+  const FlatProfiles::Node *Hot1 = I.node({I.frame("main", 7)}, "hot1");
+  ASSERT_TRUE(Hot1);
+  EXPECT_TRUE(Hot1->WasInlined);
+  EXPECT_EQ(Hot1->Body.size(), 3u); // lines 1, 2 and the call at 3
+  EXPECT_FALSE(I.node({I.frame("main", 7), I.frame("hot1", 3)}, "inner"));
+  EXPECT_FALSE(I.node({I.frame("main", 8)}, "hot2"));
+  EXPECT_FALSE(I.node({I.frame("main", 9)}, "cold"));
+  for (StringRef F : {"inner", "hot2", "cold"}) {
+    const FlatProfiles::Node *Out = I.node({}, F);
+    ASSERT_TRUE(Out) << F.str();
+    EXPECT_TRUE(Out->WasInlined) << F.str();
+  }
+  const FlatProfiles::Node *Main = I.node({}, "main");
+  ASSERT_TRUE(Main);
+  EXPECT_FALSE(Main->WasInlined);
+  EXPECT_EQ(I.calls(Main, 7, "hot1"), 1000u);
+  EXPECT_EQ(I.calls(Main, 8, "hot2"), 500u);
+  EXPECT_EQ(I.calls(Main, 9, "cold"), 1u);
+  EXPECT_EQ(I.calls(Hot1, 3, "inner"), 800u);
+}
+
+/// The same profile sized by names alone (hot1: 5 bytes) keeps hot1, inner
+/// and hot2 within the budget (50 + 5 + 20 + 10 < 600): the copy's size is
+/// what moved them.
+TEST(PreInliner, AnInlinedCopyIsSizedByItsOwnCode) {
+  Inlined I;
+  ContextProfileOptions O =
+      I.prepare(ContextProfileOptions::InlinedCode::Decide);
+  ContextProfileStats St;
+  EXPECT_EQ(preInlineWithBudget(I.Flat, I.Size, NoCopies, O, St, I.Cutoffs),
+            1u);
+  EXPECT_TRUE(I.node({I.frame("main", 7), I.frame("hot1", 3)}, "inner"));
+  EXPECT_TRUE(I.node({I.frame("main", 8)}, "hot2"));
+  EXPECT_FALSE(I.node({I.frame("main", 9)}, "cold"));
+}
+
+} // namespace
+
+namespace {
+
+/// InlinedCode::Cold on the same profile: code inlined in the binary
+/// stays as it was, whatever its size and the budget (hot1's 700 bytes
+/// are in main's already), unless it is entered at most the cold count:
+/// only cold moves out, and leaves its call.
+TEST(PreInliner, ColdModeMovesOnlyTheColdCopy) {
+  Inlined I;
+  ContextProfileOptions O = I.prepare(ContextProfileOptions::InlinedCode::Cold);
+  ContextProfileStats St;
+  EXPECT_EQ(preInlineWithBudget(I.Flat, I.Size, NoCopies, O, St, I.Cutoffs),
+            1u);
+  EXPECT_EQ(St.HotCallCount, 1u);
+  EXPECT_TRUE(I.node({I.frame("main", 7)}, "hot1"));
+  EXPECT_TRUE(I.node({I.frame("main", 7), I.frame("hot1", 3)}, "inner"));
+  EXPECT_TRUE(I.node({I.frame("main", 8)}, "hot2"));
+  EXPECT_FALSE(I.node({I.frame("main", 9)}, "cold"));
+  const FlatProfiles::Node *Cold = I.node({}, "cold");
+  ASSERT_TRUE(Cold);
+  EXPECT_TRUE(Cold->WasInlined);
+  EXPECT_EQ(I.calls(I.node({}, "main"), 9, "cold"), 1u);
 }
 
 } // namespace

@@ -107,6 +107,10 @@ struct GenerateOptions {
   /// samples are estimated: "first-site" or "first-counted"
   /// (ContextProfileOptions::EntryKind). Empty: the default.
   std::string CSEntryEstimate;
+  /// Budget pre-inliner: code inlined in the profiled binary is "keep"
+  /// (stays inlined) or "decide" (decided as calls are;
+  /// ContextProfileOptions::InlinedCode). Empty: the default.
+  std::string CSInlined;
   /// Budget pre-inliner: a call made fewer times than this % of the calls
   /// into its caller's context keeps no context (unset: 2).
   std::optional<double> CSMinCallShare;

@@ -107,6 +107,16 @@ struct ContextProfileOptions {
   /// kind unless told (Generate.cpp).
   enum class EntryKind { FirstSite, FirstCounted };
   EntryKind EntryEstimate = EntryKind::FirstCounted;
+  /// Budget pre-inliner: code inlined in the profiled binary (DWARF inline
+  /// frames, probe inline trees) stays inlined (Keep, as llvm-profgen's
+  /// --csspgo-replay-preinline); or stays unless its calls are at or under
+  /// the profile's cold count (Cold); or each inline frame is decided as a
+  /// call is (Decide, llvm-profgen's default), sized by the callee's own
+  /// code and kept within the caller's budget. A copy that does not stay
+  /// moves to the callee's base profile and leaves a call at its inline
+  /// site. The driver picks the default (Generate.cpp).
+  enum class InlinedCode { Keep, Cold, Decide };
+  InlinedCode Inlined = InlinedCode::Keep;
   /// Name code by these pseudo probes (CSSPGO) rather than by DWARF lines.
   const PseudoProbes *Probes = nullptr;
 };
