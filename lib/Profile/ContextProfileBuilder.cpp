@@ -701,9 +701,11 @@ void preInline(FlatProfiles &Flat, const BinaryImage &Image,
   if (OwnSizes)
     Size = Counter.ownSizes();
   for (const FunctionSym &F : Image.functions()) {
+    // Aliases of one name: the largest. With own sizes, a symbol's bytes
+    // only stand for a function that did not run.
     auto [It, New] = Size.try_emplace(F.Name, 0);
-    if (!OwnSizes || New)
-      It->second = std::max(New ? 0 : It->second, F.End - F.Start);
+    if (New || !OwnSizes)
+      It->second = std::max(It->second, F.End - F.Start);
   }
   if (St.Budget) {
     St.ContextsMoved = preInlineWithBudget(
