@@ -112,12 +112,13 @@ public:
     LocationCounts Body;
     std::map<std::pair<llvm::sampleprof::LineLocation, llvm::StringRef>, uint64_t> Calls;
     uint64_t Head = 0, Total = 0;
+    /// The suffix that named this node's code before splitInlineFrames(),
+    /// where that code was an inlined copy (its own code's size is the
+    /// copy's); ~0u otherwise.
+    uint32_t Instance = ~0u;
     /// The function was inlined here in the profiled binary: the node was
     /// an inline frame of a suffix before splitInlineFrames().
-    bool WasInlined = false;
-    /// Where WasInlined: the suffix that named this inlined copy before
-    /// splitInlineFrames() (its own code's size is the copy's).
-    uint32_t Instance = ~0u;
+    bool wasInlined() const { return Instance != ~0u; }
     /// Adds O's counts to this node's.
     void add(const Node &O) {
       Body.add(O.Body);
@@ -125,7 +126,6 @@ public:
         Calls[LN] += C;
       Head += O.Head;
       Total += O.Total;
-      WasInlined |= O.WasInlined;
       if (Instance == ~0u)
         Instance = O.Instance;
     }
@@ -305,7 +305,7 @@ public:
   /// a call: each base's call-site groups split into one group per frame,
   /// and a node whose suffix has inline frames moves to the base extended
   /// by those frames, one group each, with its innermost function alone as
-  /// its suffix (WasInlined set). The profiles' frames stay the same; nodes
+  /// its suffix (Instance set). The profiles' frames stay the same; nodes
   /// that land on the same key (an inline and a call at one location of
   /// one context, to one function) add up.
   void splitInlineFrames() {
@@ -316,26 +316,18 @@ public:
           One.push_back({F});
       G = std::move(One);
     }
-    // Per (base, suffix with inline frames): the new key, made once.
-    llvm::DenseMap<uint64_t, uint64_t> Moved;
     llvm::DenseMap<uint64_t, Node> Out;
     for (auto &[Key, N] : Nodes) {
       uint64_t To = Key;
       uint32_t Suffix = uint32_t(Key);
       if (Suffixes.get(Suffix).size() > 1) {
-        auto [M, New] = Moved.try_emplace(Key);
-        if (New) {
-          // Copies: base() and leafOf() may grow the tables these live in.
-          std::vector<llvm::sampleprof::SampleContextFrameVector> G =
-              groupsOf(uint32_t(Key >> 32));
-          llvm::sampleprof::SampleContextFrameVector S = Suffixes.get(Suffix);
-          for (size_t K = 0; K + 1 < S.size(); ++K)
-            G.push_back({S[K]});
-          M->second = (uint64_t(base(G)) << 32) |
-                      leafOf(S.back().Func.stringRef());
-        }
-        To = M->second;
-        N.WasInlined = true;
+        // Copies: base() and leafOf() may grow the tables these live in.
+        std::vector<llvm::sampleprof::SampleContextFrameVector> G =
+            groupsOf(uint32_t(Key >> 32));
+        llvm::sampleprof::SampleContextFrameVector S = Suffixes.get(Suffix);
+        for (size_t K = 0; K + 1 < S.size(); ++K)
+          G.push_back({S[K]});
+        To = (uint64_t(base(G)) << 32) | leafOf(S.back().Func.stringRef());
         N.Instance = Suffix;
       }
       auto [It, New] = Out.try_emplace(To);
@@ -376,7 +368,7 @@ public:
       FS.addHeadSamples(N.Head);
       FS.addTotalSamples(N.Total);
       Made(FS, uint32_t(Key >> 32), uint32_t(Key),
-           N.WasInlined || S.size() > 1);
+           N.wasInlined() || S.size() > 1);
     }
     Nodes.clear();
   }

@@ -137,6 +137,14 @@ private:
     return N.WasInlined && (N.Count > Cold || !N.Ran) &&
            Opts.Inlined == ContextProfileOptions::InlinedCode::Cold;
   }
+  /// Keeps N, replayed, and hands each of its children to Next.
+  template <class Fn> void keepAsInlined(uint32_t N, Fn Next) {
+    decide(N, true);
+    auto Children = std::move(Nodes[N].Children);
+    Nodes[N].Children.clear();
+    for (const auto &[Key, C] : Children)
+      Next(C);
+  }
   /// N's caller's turn is over: N moves out, unless it stays as inlined
   /// code, and so on below it.
   void settle(uint32_t N);
@@ -253,7 +261,7 @@ void BudgetPreInliner::build() {
       Nodes[Cur].Keys.push_back(Key);
       if (const FlatProfiles::Node *N = Flat.find(Prefix, Leaf)) {
         Nodes[Cur].Count += callsInto(*N, Opts.EntryEstimate);
-        Nodes[Cur].WasInlined |= N->WasInlined;
+        Nodes[Cur].WasInlined |= N->wasInlined();
         Nodes[Cur].Ran |= N->Total > 0;
         if (N->Instance != ~0u) // DenseMap's empty key
           if (auto It = CopySize.find(N->Instance); It != CopySize.end())
@@ -375,11 +383,7 @@ void BudgetPreInliner::offer(uint32_t N, uint64_t Caller) {
   // kept whole (InlinedCode::Keep), its calls are its caller's, made from
   // the same context.
   if (replayed(Nodes[N])) {
-    decide(N, true);
-    auto Children = std::move(Nodes[N].Children);
-    Nodes[N].Children.clear();
-    for (const auto &[Key, C] : Children)
-      offer(C, Caller);
+    keepAsInlined(N, [&](uint32_t C) { offer(C, Caller); });
     return;
   }
   CallerCalls[N] = Caller;
@@ -399,15 +403,10 @@ void BudgetPreInliner::reject(uint32_t N) {
 }
 
 void BudgetPreInliner::settle(uint32_t N) {
-  if (!replayed(Nodes[N])) {
+  if (replayed(Nodes[N]))
+    keepAsInlined(N, [&](uint32_t C) { settle(C); });
+  else
     reject(N);
-    return;
-  }
-  decide(N, true);
-  auto Children = std::move(Nodes[N].Children);
-  Nodes[N].Children.clear();
-  for (const auto &[Key, C] : Children)
-    settle(C);
 }
 
 void BudgetPreInliner::moveUnder(uint32_t Parent,
@@ -447,7 +446,7 @@ void inferInlinedCalls(FlatProfiles &Flat,
   std::vector<std::pair<size_t, uint64_t>> Work; // (depth, node key)
   Flat.forEachNode([&](uint32_t Base, uint32_t Suffix,
                        const FlatProfiles::Node &N) {
-    if (N.WasInlined && !N.Head && !Flat.groupsOf(Base).empty())
+    if (N.wasInlined() && !N.Head && !Flat.groupsOf(Base).empty())
       Work.push_back({Flat.groupsOf(Base).size(), (uint64_t(Base) << 32) | Suffix});
   });
   // Deepest first: a caller's estimate reads the counts its inlined

@@ -22,22 +22,23 @@ namespace lbr2prof {
 /// frames are decided (FlatProfiles::splitInlineFrames()), the bytes of
 /// each inlined copy's own code by the suffix that named it. Cutoffs: the
 /// counts at the 10 % and 99.9999 % cutoffs, if taken before the split
-/// (else taken from Flat). Returns how many
-/// call contexts moved to base profiles; St gets the summary counts used.
-/// Where inline frames are decided (after FlatProfiles::
-/// splitInlineFrames()): gives each inlined copy's caller a call at the
-/// inline site, as many calls as the copy is estimated to be entered (How)
-/// and as many samples at that location, so that a copy moved out leaves
-/// its call behind, as llvm-profgen infers a call for every context
-/// without head samples.
-void inferInlinedCalls(FlatProfiles &Flat, ContextProfileOptions::EntryKind How);
-
+/// (else taken from Flat). Returns how many call contexts moved to base
+/// profiles; St gets the summary counts used.
 uint64_t preInlineWithBudget(FlatProfiles &Flat,
                              const llvm::StringMap<uint64_t> &Size,
                              const llvm::DenseMap<uint32_t, uint64_t> &CopySize,
                              const ContextProfileOptions &Opts,
                              ContextProfileStats &St,
                              llvm::ArrayRef<uint64_t> Cutoffs = {});
+
+/// Where inline frames are decided (after FlatProfiles::
+/// splitInlineFrames()): gives each inlined copy's caller a call at the
+/// inline site, as many calls as the copy is estimated to be entered (How)
+/// and as many samples at that location, so that a copy moved out leaves
+/// its call behind, as llvm-profgen infers a call for every context
+/// without head samples.
+void inferInlinedCalls(FlatProfiles &Flat,
+                       ContextProfileOptions::EntryKind How);
 
 } // namespace lbr2prof
 

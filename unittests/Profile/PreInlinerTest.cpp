@@ -274,7 +274,7 @@ TEST(PreInliner, InlineFramesAreDecidedAsCalls) {
   EXPECT_EQ(Moved, 3u);
   const FlatProfiles::Node *Hot1 = I.node({I.frame("main", 7)}, "hot1");
   ASSERT_TRUE(Hot1);
-  EXPECT_TRUE(Hot1->WasInlined);
+  EXPECT_TRUE(Hot1->wasInlined());
   EXPECT_EQ(Hot1->Body.size(), 3u); // lines 1, 2 and the call at 3
   EXPECT_FALSE(I.node({I.frame("main", 7), I.frame("hot1", 3)}, "inner"));
   EXPECT_FALSE(I.node({I.frame("main", 8)}, "hot2"));
@@ -282,11 +282,11 @@ TEST(PreInliner, InlineFramesAreDecidedAsCalls) {
   for (StringRef F : {"inner", "hot2", "cold"}) {
     const FlatProfiles::Node *Out = I.node({}, F);
     ASSERT_TRUE(Out) << F.str();
-    EXPECT_TRUE(Out->WasInlined) << F.str();
+    EXPECT_TRUE(Out->wasInlined()) << F.str();
   }
   const FlatProfiles::Node *Main = I.node({}, "main");
   ASSERT_TRUE(Main);
-  EXPECT_FALSE(Main->WasInlined);
+  EXPECT_FALSE(Main->wasInlined());
   EXPECT_EQ(I.calls(Main, 7, "hot1"), 1000u);
   EXPECT_EQ(I.calls(Main, 8, "hot2"), 500u);
   EXPECT_EQ(I.calls(Main, 9, "cold"), 1u);
@@ -329,7 +329,7 @@ TEST(PreInliner, ColdModeMovesOnlyTheColdCopy) {
   EXPECT_FALSE(I.node({I.frame("main", 9)}, "cold"));
   const FlatProfiles::Node *Cold = I.node({}, "cold");
   ASSERT_TRUE(Cold);
-  EXPECT_TRUE(Cold->WasInlined);
+  EXPECT_TRUE(Cold->wasInlined());
   EXPECT_EQ(I.calls(I.node({}, "main"), 9, "cold"), 1u);
 }
 

@@ -108,8 +108,9 @@ struct GenerateOptions {
   /// (ContextProfileOptions::EntryKind). Empty: the default.
   std::string CSEntryEstimate;
   /// Budget pre-inliner: code inlined in the profiled binary is "keep"
-  /// (stays inlined) or "decide" (decided as calls are;
-  /// ContextProfileOptions::InlinedCode). Empty: the default.
+  /// (stays inlined), "cold" (stays unless it ran but is entered at most
+  /// the cold count) or "decide" (decided as calls are;
+  /// ContextProfileOptions::InlinedCode). Empty: the default (cold).
   std::string CSInlined;
   /// Budget pre-inliner: a call made fewer times than this % of the calls
   /// into its caller's context keeps no context (unset: 2).
