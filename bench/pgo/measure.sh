@@ -8,11 +8,12 @@
 # Every BINARY runs with the same ARGS, in the current directory, with
 # LC_ALL=C. The first NAME is the baseline of the speedups.
 #  (a) wall time: hyperfine, ROUNDS rounds (default 15) of one run of every
-#      binary, the order rotated each round, so that a slow spell of the
-#      machine hits all binaries alike; after one warm-up round whose
+#      binary, in a fresh random order each round, so that a slow spell of
+#      the machine hits all binaries alike; after one warm-up round whose
 #      output is also compared between binaries (speedtest1's own
 #      timings stripped). Median and interquartile range are reported, and
-#      user+system time.
+#      user+system time; and each binary paired by round with the first
+#      (pgo_stats.py: median ratio, 95% bootstrap interval).
 #  (b) a deterministic proxy: one run each under valgrind --tool=callgrind
 #      --cache-sim=yes --branch-sim=yes with fixed caches (I1 and D1 32 KiB
 #      8-way, LL 8 MiB 16-way, 64-byte lines), JOBS at a time (default 2):
@@ -80,16 +81,14 @@ done
 if [ $TIME = 1 ]; then
   r=1
   while [ $r -le "$ROUNDS" ]; do
-    # Rotate the order by the round number.
+    # A fresh order each round (seeded by the round number, so a run is
+    # repeatable); a fixed rotation kept each binary's neighbours (o2-again
+    # always ran right after o2).
     set --
-    N=$(echo $NAMES | wc -w)
-    off=$(( (r - 1) % N ))
-    k=0
-    for n in $NAMES $NAMES; do
-      k=$((k + 1))
-      if [ $k -gt $off ] && [ $k -le $((off + N)) ]; then
-        set -- "$@" -n "$n" "$(bin_of "$n") $ARGS"
-      fi
+    for n in $(for n in $NAMES; do echo "$n"; done |
+               awk -v s="$r" 'BEGIN { srand(s) } { print rand() "\t" $0 }' |
+               sort -n | cut -f 2); do
+      set -- "$@" -n "$n" "$(bin_of "$n") $ARGS"
     done
     hyperfine -N -w 0 -r 1 --style none --export-json "$D/round$r.json" "$@" \
       > "$D/round$r.log" 2>&1 ||

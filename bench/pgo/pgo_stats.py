@@ -18,6 +18,15 @@ round, rounds interleaved) and DIR/NAME.cg (callgrind with --cache-sim and
 Speedups are BASE/x of wall and of estcyc, BASE the first name. With
 --ref NAME each row also says its gain as a percentage of NAME's gain:
 100*(speedup-1)/(speedup_ref-1). Writes a CSV with --csv.
+
+With rounds, a second table pairs each binary's run with BASE's run of the
+same round (a slow spell of the machine hits both): the speedup is the
+median of the rounds' BASE/x ratios (the median: this VM's slow spells
+make a run up to 1.7x slower, and a mean follows them), %ref the same
+for NAME's; each with a 95% interval, a bootstrap over the rounds (2,000
+resamples, fixed seed, 2.5th and 97.5th percentiles). A speedup whose interval excludes 1 is a gain (or a loss)
+the wall clock confirms; BASE's second copy (o2-again) shows how wide
+"no difference" is.
 usage: pgo_stats.py DIR NAME... [--ref NAME] [--csv FILE]
 """
 import argparse
@@ -25,6 +34,7 @@ import csv
 import glob
 import json
 import os
+import random
 import statistics
 import sys
 
@@ -40,15 +50,45 @@ def quantile(xs, q):
 
 
 def read_rounds(d):
-    wall, cpu = {}, {}
+    """Per name, its wall times and CPU times, and per round {name: wall}."""
+    wall, cpu, rounds = {}, {}, []
     for path in sorted(glob.glob(os.path.join(d, "round*.json"))):
         with open(path) as f:
+            one = {}
             for r in json.load(f)["results"]:
                 name = r["command"]
                 wall.setdefault(name, []).extend(r["times"])
                 # One run per round, so user/system are that run's.
                 cpu.setdefault(name, []).append(r["user"] + r["system"])
-    return wall, cpu
+                one[name] = statistics.mean(r["times"])
+            rounds.append(one)
+    return wall, cpu, rounds
+
+
+def paired(rounds, base, name, ref):
+    """name's speedup over base, paired by round: the median of the rounds'
+    base/name ratios, with a 95% bootstrap interval; and its gain as % of
+    ref's (ref's speedup the median of its own ratios in the same resample)."""
+    both = [r for r in rounds if base in r and name in r and (not ref or ref in r)]
+    if len(both) < 2:
+        return None
+    n = len(both)
+    mine = [r[base] / r[name] for r in both]
+    refs = [r[base] / r[ref] for r in both] if ref else None
+
+    def stats(ix):
+        s = statistics.median(mine[i] for i in ix)
+        p = pct_of(s, statistics.median(refs[i] for i in ix)) if ref and ref != name else None
+        return s, p
+    rng = random.Random(1)
+    boot = [stats([rng.randrange(n) for _ in range(n)]) for _ in range(2000)]
+    s, p = stats(range(n))
+    out = {"n": n, "speedup": s, "lo": quantile([b[0] for b in boot], .025),
+           "hi": quantile([b[0] for b in boot], .975)}
+    shares = [b[1] for b in boot if b[1] is not None]
+    if p is not None and shares:
+        out.update(pct=p, pct_lo=quantile(shares, .025), pct_hi=quantile(shares, .975))
+    return out
 
 
 def read_callgrind(path):
@@ -82,7 +122,7 @@ def main():
     ap.add_argument("--ref")
     ap.add_argument("--csv")
     a = ap.parse_args()
-    wall, cpu = read_rounds(a.dir)
+    wall, cpu, rounds = read_rounds(a.dir)
     rows = []
     for n in a.names:
         r = {"name": n}
@@ -127,8 +167,30 @@ def main():
             f(r, "estcyc_speedup", "%.3f"), f(r, "estcyc_pct_of_ref", "%.0f")))
     print("(speedup = %s/x; %%ref = gain as %% of %s's; estcyc = Ir + 10*(Bcm+Bim) "
           "+ 10*(I1mr+D1mr+D1mw) + 100*(ILmr+DLmr+DLmw))" % (base["name"], a.ref or "-"))
+    if rounds and len(rounds) >= 2:
+        print()
+        print("paired by round against %s (%d rounds): speedup = median of %s/x, "
+              "%%ref of the medians; 95%% bootstrap intervals" % (base["name"], len(rounds),
+                                                                base["name"]))
+        print("%-18s %8s %19s %6s %15s %s" % ("binary", "speedup", "95% interval", "%ref",
+                                               "95% interval", "verdict"))
+        for r in rows[1:]:
+            p = paired(rounds, base["name"], r["name"], a.ref)
+            if not p:
+                continue
+            r.update(paired_speedup=p["speedup"], paired_lo=p["lo"], paired_hi=p["hi"],
+                     paired_pct=p.get("pct"), paired_pct_lo=p.get("pct_lo"),
+                     paired_pct_hi=p.get("pct_hi"))
+            verdict = ("faster" if p["lo"] > 1 else "slower" if p["hi"] < 1
+                       else "no difference shown")
+            pct = ("%.0f" % p["pct"]) if p.get("pct") is not None else "-"
+            pci = ("[%.0f, %.0f]" % (p["pct_lo"], p["pct_hi"])) if "pct_lo" in p else "-"
+            print("%-18s %8.4f  [%.4f, %.4f] %6s %15s %s" % (
+                r["name"], p["speedup"], p["lo"], p["hi"], pct, pci, verdict))
     if a.csv:
         keys = ["name", "wall_s", "wall_iqr_pct", "wall_runs", "wall_speedup", "wall_pct_of_ref",
+                "paired_speedup", "paired_lo", "paired_hi", "paired_pct", "paired_pct_lo",
+                "paired_pct_hi",
                 "cpu_s", "cpu_speedup", "cpu_pct_of_ref", "Ir", "mispred", "L1miss",
                 "LLmiss", "estcyc", "estcyc_speedup", "estcyc_pct_of_ref"]
         with open(a.csv, "w", newline="") as fh:

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "BinaryImpl.h"
 #include "lbr2prof/Support/Error.h"
+#include "lbr2prof/Support/HugePages.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/COFF.h"
@@ -75,7 +76,7 @@ int BinaryImage::functionAt(uint64_t Addr) const {
 void BinaryImage::Impl::indexFunctions() {
   Starts.clear();
   PageFirst.clear();
-  Starts.reserve(Functions.size());
+  reserveHuge(Starts, Functions.size());
   for (const FunctionSym &F : Functions)
     Starts.push_back(F.Start);
   if (Starts.empty())
@@ -95,6 +96,25 @@ void BinaryImage::Impl::indexFunctions() {
   }
 }
 
+BinaryImage::Impl::~Impl() {
+  for (size_t G = 0; G < NumSlotGroups; ++G)
+    delete SlotGroups[G].load(std::memory_order_relaxed);
+}
+
+BinaryImage::Impl::Slot &BinaryImage::Impl::slot(unsigned F) const {
+  std::atomic<SlotGroup *> &At = SlotGroups[F >> SlotGroupShift];
+  SlotGroup *G = At.load(std::memory_order_acquire);
+  if (!G) {
+    // Two threads may make one at once: the first to store it wins.
+    auto *New = new SlotGroup();
+    if (At.compare_exchange_strong(G, New, std::memory_order_acq_rel))
+      G = New;
+    else
+      delete New;
+  }
+  return G->Slots[F & ((1u << SlotGroupShift) - 1)];
+}
+
 int instIndexAt(ArrayRef<Inst> Insts, uint64_t Addr) {
   auto It = std::lower_bound(
       Insts.begin(), Insts.end(), Addr,
@@ -108,14 +128,15 @@ namespace {
 /// A function symbol as read from the symbol table, before aliases merge.
 /// Names point into the symbol table's strings (of the binary, or of the
 /// separate debug file the BinaryImage keeps open).
+/// 48 bytes (64 with the file name as a StringRef and the table position,
+/// which is the element's index): a 300 MB binary has 480k of them.
 struct RawFunctionSym {
   uint64_t Start, Size;
   StringRef Name;
-  /// The STT_FILE name before a local symbol; empty for globals.
-  StringRef File;
+  /// The STT_FILE name before a local symbol (NUL-terminated in the
+  /// string table); null for globals.
+  const char *File;
   bool Local;
-  /// Position in the symbol table, to keep its order among equals.
-  size_t Order;
 };
 /// A named local symbol (function or data): binary address and name.
 using LocalSym = std::pair<uint64_t, StringRef>;
@@ -212,7 +233,7 @@ readSymbols(const ELFFile<ELFT> &E, ArrayRef<typename ELFT::Shdr> Sections,
   StringRef CurFile;
   // Upper bounds: 480k functions grew these one by one in 13% of a run's
   // time (bench/scale, 300 MB narrow).
-  Raws.reserve(Raws.size() + Syms->size());
+  reserveHuge(Raws, Raws.size() + Syms->size());
   for (const auto &S : *Syms) {
     auto Name = S.getName(*StrTab);
     if (!Name) {
@@ -231,7 +252,8 @@ readSymbols(const ELFFile<ELFT> &E, ArrayRef<typename ELFT::Shdr> Sections,
         Name->empty() || !inCode(B.Code, S.st_value))
       continue;
     Raws.push_back({S.st_value, S.st_size, *Name,
-                    Local ? CurFile : StringRef(), Local, Raws.size()});
+                    Local && !CurFile.empty() ? CurFile.data() : nullptr,
+                    Local});
   }
   return Error::success();
 }
@@ -273,83 +295,116 @@ static Error readDebugFileSymbols(BinaryImage::Impl &B,
   return Error::success();
 }
 
-/// Sorts Index (positions in Raws) by Raws' start addresses, keeping the
-/// order of equal ones: least significant digit first, 11 bits a pass, over
-/// the bits in which the addresses differ, on (start, position) pairs read
-/// in sequence (gathering the starts from the 64-byte symbols in each pass
-/// missed the cache for half of the sort's time).
-static void radixSortByStart(ArrayRef<RawFunctionSym> Raws,
-                             std::vector<uint32_t> &Index) {
-  if (Raws.empty())
-    return;
-  std::vector<std::pair<uint64_t, uint32_t>> Keys, Other(Index.size());
-  Keys.reserve(Index.size());
-  uint64_t Differ = 0;
-  for (uint32_t K : Index) {
-    Keys.push_back({Raws[K].Start, K});
-    Differ |= Raws[K].Start ^ Raws.front().Start;
+/// (start address, position in Raws) of every symbol: globals first, then
+/// locals, each in table order; sorted by start, keeping that order among
+/// equal starts. Symbol tables are mostly in address order already (lld
+/// writes each group in link order: bench/scale's 480k globals are one
+/// run), so a table of a few ascending runs is merged run by run, one pass
+/// over the keys per halving; any other is radix-sorted, least significant
+/// digit first, 11 bits a pass over the bits in which the starts differ
+/// (on the pairs, read in sequence: gathering the starts from the symbols
+/// in each pass missed the cache for half of the sort's time).
+static std::vector<std::pair<uint64_t, uint32_t>>
+sortedByStart(ArrayRef<RawFunctionSym> Raws) {
+  using Key = std::pair<uint64_t, uint32_t>;
+  std::vector<Key> Keys, Other;
+  reserveHuge(Keys, Raws.size());
+  for (size_t K = 0; K < Raws.size(); ++K)
+    if (!Raws[K].Local)
+      Keys.push_back({Raws[K].Start, uint32_t(K)});
+  for (size_t K = 0; K < Raws.size(); ++K)
+    if (Raws[K].Local)
+      Keys.push_back({Raws[K].Start, uint32_t(K)});
+  // Where each ascending run begins.
+  std::vector<size_t> Runs = {0};
+  for (size_t K = 1; K < Keys.size() && Runs.size() <= 16; ++K)
+    if (Keys[K].first < Keys[K - 1].first)
+      Runs.push_back(K);
+  if (Keys.empty() || Runs.size() == 1)
+    return Keys;
+  auto byStart = [](const Key &A, const Key &B) { return A.first < B.first; };
+  if (Runs.size() <= 16) {
+    // Adjacent runs merged pairwise, in place: std::inplace_merge keeps
+    // the order among equals, and needs a buffer only as large as the
+    // smaller run (the locals after the globals: a few keys, where a copy
+    // of all of them was 8 MB written at 300 MB).
+    Runs.push_back(Keys.size());
+    while (Runs.size() > 2) {
+      std::vector<size_t> Next;
+      size_t J = 0;
+      for (; J + 2 < Runs.size(); J += 2) {
+        Next.push_back(Runs[J]);
+        std::inplace_merge(Keys.begin() + Runs[J], Keys.begin() + Runs[J + 1],
+                           Keys.begin() + Runs[J + 2], byStart);
+      }
+      if (J + 1 < Runs.size())
+        Next.push_back(Runs[J]); // The last run, without a partner this time.
+      Next.push_back(Keys.size());
+      Runs = std::move(Next);
+    }
+    return Keys;
   }
+  reserveHuge(Other, Keys.size());
+  Other.resize(Keys.size());
+  uint64_t Differ = 0;
+  for (const Key &K : Keys)
+    Differ |= K.first ^ Keys.front().first;
   constexpr unsigned Bits = 11;
   constexpr uint64_t Mask = (1u << Bits) - 1;
   std::vector<uint32_t> Count(1u << Bits);
   for (unsigned Shift = 0; Shift < 64 && (Differ >> Shift); Shift += Bits) {
     std::fill(Count.begin(), Count.end(), 0);
-    for (const auto &Key : Keys)
-      ++Count[(Key.first >> Shift) & Mask];
+    for (const Key &K : Keys)
+      ++Count[(K.first >> Shift) & Mask];
     uint32_t Sum = 0;
     for (uint32_t &C : Count)
       Sum += std::exchange(C, Sum);
-    for (const auto &Key : Keys)
-      Other[Count[(Key.first >> Shift) & Mask]++] = Key;
+    for (const Key &K : Keys)
+      Other[Count[(K.first >> Shift) & Mask]++] = K;
     Keys.swap(Other);
   }
-  for (size_t K = 0; K < Keys.size(); ++K)
-    Index[K] = Keys[K].second;
+  return Keys;
 }
 
 /// One FunctionSym per start address into Functions (sorted by start):
 /// symbols at one address are aliases, and the first global (else the
-/// first in table order) names the function. Stubs (PLT stubs, sorted by
-/// start) go in between, each unless a symbol starts where it does
-/// (hand-written code, a linker that names stubs): merged here, not
-/// inserted afterwards, which moved every function after the PLT (with
-/// linkPltTargets' name filter, 17M of the parent's 525M instructions on
-/// bench/scale's 300 MB binary).
-static void mergeAliases(std::vector<RawFunctionSym> &Raws,
-                         std::vector<FunctionSym> &Functions,
-                         std::vector<FunctionSym> Stubs = {}) {
-  // Globals first at one address: they name the function; then table
-  // order. The table positions (Order is the element's index), globals
-  // then locals, sorted stably by start with a radix sort: sorting the
-  // 64-byte symbols themselves was 6.4% of the CPU of a 300 MB binary's
-  // narrow profile (bench/scale), and a comparison sort of 16-byte keys
-  // still 7% (its copied objects defeat quicksort's pivots).
-  std::vector<uint32_t> Index;
-  Index.reserve(Raws.size());
-  for (bool Local : {false, true})
-    for (const RawFunctionSym &R : Raws)
-      if (R.Local == Local) {
-        assert(R.Order == size_t(&R - Raws.data()) && "Order is the position");
-        Index.push_back(uint32_t(R.Order));
-      }
-  radixSortByStart(Raws, Index);
-  Functions.reserve(Functions.size() + Raws.size() + Stubs.size());
+/// first in table order) names the function; its aliases go to Pool,
+/// which must have room for every symbol (they point into it). Stubs (PLT
+/// stubs, sorted by start) go in between, each unless a symbol starts
+/// where it does (hand-written code, a linker that names stubs): merged
+/// here, not inserted afterwards, which moved every function after the
+/// PLT (with linkPltTargets' name filter, 17M of the parent's 525M
+/// instructions on bench/scale's 300 MB binary). Returns where the stubs
+/// went in Functions.
+static std::vector<uint32_t> mergeAliases(std::vector<RawFunctionSym> &Raws,
+                                          std::vector<FunctionSym> &Functions,
+                                          std::vector<StringRef> &Pool,
+                                          std::vector<FunctionSym> Stubs = {}) {
+  assert(Pool.capacity() - Pool.size() >= Raws.size() &&
+         "aliases point into Pool: it must not grow");
+  std::vector<std::pair<uint64_t, uint32_t>> Keys = sortedByStart(Raws);
+  reserveHuge(Functions, Functions.size() + Raws.size() + Stubs.size());
   size_t P = 0;
+  std::vector<uint32_t> StubsAt;
   auto stubsBefore = [&](uint64_t Start) {
     for (; P < Stubs.size() && Stubs[P].Start <= Start; ++P)
       if (Stubs[P].Start < Start &&
-          (Functions.empty() || Functions.back().Start != Stubs[P].Start))
+          (Functions.empty() || Functions.back().Start != Stubs[P].Start)) {
+        StubsAt.push_back(uint32_t(Functions.size()));
         Functions.push_back(std::move(Stubs[P]));
+      }
   };
-  for (uint32_t K : Index) {
-    const RawFunctionSym &R = Raws[K];
+  for (const auto &Key : Keys) {
+    const RawFunctionSym &R = Raws[Key.second];
     stubsBefore(R.Start);
     if (!Functions.empty() && Functions.back().Start == R.Start) {
       FunctionSym &F = Functions.back();
-      if (R.Name != F.Name && llvm::find_if(F.Aliases, [&](const auto &A) {
-                                return R.Name == A;
-                              }) == F.Aliases.end())
-        F.Aliases.push_back(R.Name);
+      if (R.Name != F.Name && llvm::find(F.Aliases, R.Name) == F.Aliases.end()) {
+        // F's aliases are the last ones in Pool.
+        Pool.push_back(R.Name);
+        F.Aliases = ArrayRef(Pool.data() + Pool.size() - F.Aliases.size() - 1,
+                             F.Aliases.size() + 1);
+      }
       F.End = std::max(F.End, R.Start + R.Size);
       continue;
     }
@@ -358,9 +413,10 @@ static void mergeAliases(std::vector<RawFunctionSym> &Raws,
     F.End = R.Start + R.Size;
     F.Name = R.Name;
     F.Local = R.Local;
-    F.File = R.File;
+    F.File = R.File ? StringRef(R.File) : StringRef();
   }
   stubsBefore(~0ULL);
+  return StubsAt;
 }
 
 /// Size-0 symbols extend to the next function or the section end; sized
@@ -493,8 +549,9 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
     return Err;
   if (Error Err = readDebugFileSymbols<ELFT>(B, Raws, Locals, B.SymbolFile))
     return Err;
-  mergeAliases(Raws, B.Functions, pltStubs(E, *Sections, B));
-  linkPltTargets(B.Functions);
+  B.AliasPool.reserve(Raws.size());
+  linkPltTargets(B.Functions, mergeAliases(Raws, B.Functions, B.AliasPool,
+                                           pltStubs(E, *Sections, B)));
   clipFunctionEnds(B.Code, B.Functions);
   rankLocals(Locals, B.Functions);
   linkFragments(B.Functions);
@@ -561,10 +618,11 @@ static Error readCoff(const COFFObjectFile &Obj, BinaryImage::Impl &B) {
     if (Name->empty() || !inCode(B.Code, Addr))
       continue;
     bool Local = S.getStorageClass() == COFF::IMAGE_SYM_CLASS_STATIC;
-    Raws.push_back({Addr, 0, *Name, StringRef(), Local, Raws.size()});
+    Raws.push_back({Addr, 0, *Name, nullptr, Local});
   }
   B.HasSymtab = !Raws.empty();
-  mergeAliases(Raws, B.Functions);
+  B.AliasPool.reserve(Raws.size());
+  mergeAliases(Raws, B.Functions, B.AliasPool);
   clipFunctionEnds(B.Code, B.Functions);
   return Error::success();
 }
@@ -646,7 +704,10 @@ BinaryImage::open(StringRef Path, const DebugFileOptions *Debug) {
                      isa<COFFObjectFile>(I->Obj.get()) ? "PE/COFF" : "ELF",
                      toString(std::move(E)));
   I->DebugOpts = nullptr; // the caller's; not kept past open()
-  I->Decoded.reset(new Impl::Slot[I->Functions.size()]);
+  I->NumSlotGroups =
+      (I->Functions.size() + (1u << Impl::SlotGroupShift) - 1) >>
+      Impl::SlotGroupShift;
+  I->SlotGroups.reset(new std::atomic<Impl::SlotGroup *>[I->NumSlotGroups]());
   I->indexFunctions();
   return std::unique_ptr<BinaryImage>(new BinaryImage(std::move(I)));
 }

@@ -44,6 +44,9 @@ public:
   std::vector<Segment> Segments;
   std::vector<CodeSection> Code;
   std::vector<FunctionSym> Functions;
+  /// The functions' Aliases point into this (reserved for every symbol,
+  /// never grown after).
+  std::vector<llvm::StringRef> AliasPool;
   /// What the functions' names point into besides the binary's own
   /// strings: a separate debug file's symbol table (a stripped binary's
   /// symbols), and the names made here (PLT stubs').
@@ -72,7 +75,18 @@ public:
     std::atomic<bool> Ready{false};
     llvm::ArrayRef<Inst> Insts;
   };
-  mutable std::unique_ptr<Slot[]> Decoded;
+  /// The slots, made per group of SlotGroup functions when one of them is
+  /// first decoded: a slot for every function, made up front, was 11 MB
+  /// written before any sample was read on bench/scale's 300 MB binary.
+  static constexpr unsigned SlotGroupShift = 8;
+  struct SlotGroup {
+    Slot Slots[1u << SlotGroupShift];
+  };
+  mutable std::unique_ptr<std::atomic<SlotGroup *>[]> SlotGroups;
+  size_t NumSlotGroups = 0;
+  /// Function F's slot (thread-safe).
+  Slot &slot(unsigned F) const;
+  ~Impl();
   /// The slots' instructions, packed in large blocks: one allocation per
   /// block rather than one per function (and none to free one by one),
   /// each function's exactly its size.
@@ -92,8 +106,10 @@ std::vector<FunctionSym>
 pltStubs(const llvm::object::ELFFile<llvm::object::ELF64LE> &E,
          llvm::ArrayRef<llvm::object::ELF64LE::Shdr> Sections,
          BinaryImage::Impl &B);
-/// Sets each stub's PltTarget in Functions (sorted by start, stubs merged).
-void linkPltTargets(std::vector<FunctionSym> &Functions);
+/// Sets each stub's PltTarget in Functions (sorted by start, stubs merged
+/// at the positions Stubs lists).
+void linkPltTargets(std::vector<FunctionSym> &Functions,
+                    llvm::ArrayRef<uint32_t> Stubs);
 
 } // namespace lbr2prof
 

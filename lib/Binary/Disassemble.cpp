@@ -286,7 +286,7 @@ ArrayRef<Inst> BinaryImage::Impl::keep(ArrayRef<Inst> Insts) const {
 }
 
 ArrayRef<Inst> BinaryImage::instructions(unsigned FuncIndex) const {
-  Impl::Slot &S = I->Decoded[FuncIndex];
+  Impl::Slot &S = I->slot(FuncIndex);
   if (S.Ready.load(std::memory_order_acquire))
     return S.Insts;
   std::call_once(S.Once, [&] {

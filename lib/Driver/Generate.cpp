@@ -31,6 +31,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <atomic>
+#include <future>
+#include <mutex>
 #include <thread>
 
 using namespace llvm;
@@ -140,6 +143,97 @@ static StringRef formatName(OutputFormat F, bool NoLbr) {
     return "IP-sample fdata (--no-lbr)";
   return outputKind(F).Description;
 }
+
+namespace {
+/// A binary opened on a second thread (BinaryImage::open) while the
+/// recording is read; waited for when it is needed. One never taken (the
+/// reading failed first) is waited for and its error dropped.
+class EarlyImage {
+public:
+  void start(const std::string &Path, const DebugFileOptions &Debug) {
+    F = std::async(std::launch::async,
+                   [&Path, &Debug] { return BinaryImage::open(Path, &Debug); });
+  }
+  bool started() const { return F.valid() || Done; }
+  /// The image once it is open, or null if it could not be (thread-safe;
+  /// take() then gives the error).
+  const BinaryImage *wait() const {
+    std::call_once(Once, [this] {
+      Expected<std::unique_ptr<BinaryImage>> I = F.get();
+      if (I)
+        Image = std::move(*I);
+      else
+        Err = I.takeError();
+      Done = true;
+    });
+    return Image.get();
+  }
+  /// The image, now the caller's, or the error of its opening (once, after
+  /// every wait()).
+  Expected<std::unique_ptr<BinaryImage>> take() {
+    wait();
+    if (Err)
+      return std::move(Err);
+    return std::move(Image);
+  }
+  ~EarlyImage() {
+    if (F.valid() || Done) {
+      wait();
+      consumeError(std::move(Err));
+    }
+  }
+
+private:
+  mutable std::future<Expected<std::unique_ptr<BinaryImage>>> F;
+  mutable std::once_flag Once;
+  mutable std::unique_ptr<BinaryImage> Image;
+  mutable Error Err = Error::success();
+  mutable bool Done = false;
+};
+
+/// The TransferOracle of a binary still being opened (EarlyImage): the
+/// first question waits for it. A recording without call stacks asks none,
+/// so its reading never waits. If the binary cannot be opened, nothing is
+/// the binary (the driver reports the error after the reading).
+class DeferredTransferOracle : public TransferOracle {
+public:
+  DeferredTransferOracle(const EarlyImage &Early, bool IgnoreBuildId)
+      : Early(Early), IgnoreBuildId(IgnoreBuildId) {}
+  bool isBinary(const DsoInfo &D) const override {
+    const TransferOracle *O = real();
+    return O && O->isBinary(D);
+  }
+  Kind kindAt(uint64_t Off) const override {
+    const TransferOracle *O = real();
+    return O ? O->kindAt(Off) : Other;
+  }
+  uint64_t returnOffsetOf(uint64_t Off) const override {
+    const TransferOracle *O = real();
+    return O ? O->returnOffsetOf(Off) : ~0ULL;
+  }
+  bool isReturnSite(uint64_t Off) const override {
+    const TransferOracle *O = real();
+    return O && O->isReturnSite(Off);
+  }
+
+private:
+  const TransferOracle *real() const {
+    if (!Ready.load(std::memory_order_acquire)) {
+      std::call_once(Once, [this] {
+        if (const BinaryImage *I = Early.wait())
+          Real = std::make_unique<BinaryTransferOracle>(*I, IgnoreBuildId);
+        Ready.store(true, std::memory_order_release);
+      });
+    }
+    return Real.get();
+  }
+  const EarlyImage &Early;
+  bool IgnoreBuildId;
+  mutable std::once_flag Once;
+  mutable std::atomic<bool> Ready{false};
+  mutable std::unique_ptr<BinaryTransferOracle> Real;
+};
+} // namespace
 
 /// --dump=raw or --dump=dsos without -o: read, attribute, print, stop.
 static bool dumpOnly(const GenerateOptions &Opts) {
@@ -912,8 +1006,27 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   bool KeepsContexts =
       (isSampleProfile(*Format) && *Format != OutputFormat::Gcov) ||
       *Format == OutputFormat::Raw;
-  if (KeepsContexts && !dumpOnly(Opts) && !Opts.IgnoreStackSamples &&
-      !Opts.Binary.empty() && !Opts.Kernel) {
+  bool Unwinds = KeepsContexts && !dumpOnly(Opts) &&
+                 !Opts.IgnoreStackSamples && !Opts.Binary.empty() &&
+                 !Opts.Kernel;
+  // With two threads, a --binary is opened on the second while the
+  // recording is read (its symbol table can be most of a run: 480k
+  // functions of bench/scale's 300 MB binary were 46% of the CPU of its
+  // fixed profile); the unwinding, if the samples have stacks, waits for
+  // it. Its error is reported after the reading, where selectBinary would
+  // have had it. A raw profile or --all-binaries opens it first, as -j1.
+  EarlyImage Early;
+  std::unique_ptr<DeferredTransferOracle> Deferred;
+  if (Threads > 1 && !Opts.Binary.empty() && !Opts.Kernel &&
+      !dumpOnly(Opts) && *Format != OutputFormat::Raw && !Opts.AllBinaries) {
+    Early.start(Opts.Binary, Debug);
+    if (Unwinds) {
+      Deferred =
+          std::make_unique<DeferredTransferOracle>(Early, Opts.IgnoreBuildId);
+      AO.Contexts = Deferred.get();
+      AO.MaxContextDepth = Opts.MaxContextDepth.value_or(0);
+    }
+  } else if (Unwinds) {
     Expected<std::unique_ptr<BinaryImage>> I =
         BinaryImage::open(Opts.Binary, &Debug);
     if (!I)
@@ -970,6 +1083,15 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   if (Opts.AllBinaries)
     return writeAllBinaries(Opts, *Format, Threads, Agg, *Rec, Out, Err, Diags);
   BinaryOptions BO = binaryOptions(Opts);
+  if (Early.started()) {
+    Expected<std::unique_ptr<BinaryImage>> I = Early.take();
+    if (!I)
+      return I.takeError();
+    OracleImage = std::move(*I);
+    if (Deferred)
+      Oracle = std::make_unique<BinaryTransferOracle>(*OracleImage,
+                                                      Opts.IgnoreBuildId);
+  }
   Expected<SelectedBinary> Bin =
       selectBinary(*Rec, Raw, Agg.maps(), BO, OracleImage.get());
   if (!Bin)

@@ -33,7 +33,8 @@ struct Segment {
   bool Exec = false;
 };
 
-/// One function: [Start, End) in binary addresses.
+/// One function: [Start, End) in binary addresses. The fields are ordered
+/// to leave no padding: a 300 MB binary has 480k of them (bench/scale).
 struct FunctionSym {
   uint64_t Start = 0, End = 0;
   /// Symbol name as in the ELF symbol table (mangled). The names, the
@@ -42,24 +43,26 @@ struct FunctionSym {
   /// is. (Strings of their own were half of the table's 128 bytes a
   /// function, and a 300 MB binary has 480k of them: bench/scale.)
   llvm::StringRef Name;
-  /// Other symbols at the same address and size.
-  std::vector<llvm::StringRef> Aliases;
-  /// STB_LOCAL symbol.
-  bool Local = false;
   /// For local symbols: the STT_FILE symbol that precedes it, if any.
   llvm::StringRef File;
+  /// Other symbols at the same address and size, in storage of the
+  /// BinaryImage (a vector of its own was 24 bytes a function, and most
+  /// functions have no alias).
+  llvm::ArrayRef<llvm::StringRef> Aliases;
   /// For local symbols: 1-based rank among the binary's local symbols of
   /// the same name in address order (BOLT names them "name/rank").
   unsigned LocalId = 0;
   /// Index of the parent function for a `.cold`/`.part` fragment, or -1.
   int Parent = -1;
-  /// A PLT stub, named `foo@PLT` (BOLT's name) from its GOT slot's dynamic
-  /// relocation. It has no source lines: sample profiles leave it out.
-  bool Plt = false;
   /// For a PLT stub: index of the global function `foo` of this binary,
   /// where the stub jumps unless foo is interposed; -1 if foo is in
   /// another DSO.
   int PltTarget = -1;
+  /// STB_LOCAL symbol.
+  bool Local = false;
+  /// A PLT stub, named `foo@PLT` (BOLT's name) from its GOT slot's dynamic
+  /// relocation. It has no source lines: sample profiles leave it out.
+  bool Plt = false;
 };
 
 /// How an instruction transfers control.
