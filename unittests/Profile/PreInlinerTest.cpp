@@ -334,3 +334,39 @@ TEST(PreInliner, ColdModeMovesOnlyTheColdCopy) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(FlatProfilesChains, ABaseIsItsFramesHoweverItsGroupsCome) {
+  // The chain trie (extend, baseAt) against base(): one id for one frame
+  // vector, whether its frames come as one group, a group each, or a
+  // prefix at a time; and the groups remembered are the first ones given.
+  ContextProfileResult R;
+  FlatProfiles Flat{R};
+  SampleContextFrameVector Main1 = site("main", 1), Hot2 = site("hot", 2),
+                           Often3 = site("often", 3);
+  SampleContextFrameVector Both = Main1;
+  Both.append(Hot2.begin(), Hot2.end());
+  uint32_t Whole = Flat.base({Both, Often3});
+  uint32_t Split = Flat.base({Main1, Hot2, Often3});
+  EXPECT_EQ(Whole, Split);
+  EXPECT_EQ(Flat.groupsOf(Whole).size(), 2u);
+  uint32_t P = FlatProfiles::ChainRoot;
+  std::vector<uint32_t> Prefixes;
+  for (const SampleContextFrameVector &G : {Main1, Hot2, Often3}) {
+    P = Flat.extend(P, G);
+    Prefixes.push_back(Flat.baseAt(P));
+  }
+  EXPECT_EQ(Prefixes[2], Whole);
+  EXPECT_EQ(Prefixes[0], Flat.base({Main1}));
+  EXPECT_EQ(Prefixes[1], Flat.base({Both}));
+  EXPECT_NE(Prefixes[0], Prefixes[1]);
+  // The trie remembers a base's own grouping, and a node's last group.
+  EXPECT_EQ(Flat.chainGroup(Flat.chainOf(Whole)), Often3);
+  EXPECT_EQ(Flat.chainGroup(Flat.chainParent(Flat.chainOf(Whole))), Both);
+  // No groups: the function's own base, at the root.
+  EXPECT_EQ(Flat.baseAt(FlatProfiles::ChainRoot), Flat.base({}));
+  EXPECT_TRUE(Flat.groupsOf(Flat.base({})).empty());
+}
+
+} // namespace
