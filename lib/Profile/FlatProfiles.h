@@ -228,29 +228,32 @@ public:
     return It->second;
   }
   /// The base of trie node P: its chain's frames interned (the first time
-  /// it is asked for), with its groups remembered as base() does.
+  /// it is asked for); the first chain that makes a base is its groups.
   uint32_t baseAt(uint32_t P) {
     if (ChainBase[P] != ~0u)
       return ChainBase[P];
+    llvm::sampleprof::SampleContextFrameVector V;
+    for (const llvm::sampleprof::SampleContextFrameVector &G : chainGroups(P))
+      V.append(G.begin(), G.end());
+    uint32_t Id = Bases.intern(V);
+    if (Id >= BaseChain.size())
+      BaseChain.resize(Id + 1, ChainRoot);
+    if (BaseChain[Id] == ChainRoot)
+      BaseChain[Id] = P;
+    ChainBase[P] = Id;
+    return Id;
+  }
+  /// The groups of trie node P's chain, outermost first.
+  std::vector<llvm::sampleprof::SampleContextFrameVector>
+  chainGroups(uint32_t P) const {
     std::vector<llvm::sampleprof::SampleContextFrameVector> Groups;
     for (uint32_t N = P; N != ChainRoot; N = ChainParent[N])
       Groups.push_back(ChainGroups.get(ChainGroup[N]));
     std::reverse(Groups.begin(), Groups.end());
-    llvm::sampleprof::SampleContextFrameVector V;
-    for (const llvm::sampleprof::SampleContextFrameVector &G : Groups)
-      V.append(G.begin(), G.end());
-    uint32_t Id = Bases.intern(V);
-    if (Id >= GroupsOf.size()) {
-      GroupsOf.resize(Id + 1);
-      BaseChain.resize(Id + 1, ChainRoot);
-    }
-    if (GroupsOf[Id].empty()) {
-      GroupsOf[Id] = std::move(Groups);
-      BaseChain[Id] = P;
-    }
-    ChainBase[P] = Id;
-    return Id;
+    return Groups;
   }
+  /// The number of call-site groups of Base's chain.
+  size_t depthOf(uint32_t Base) const { return ChainDepth[chainOf(Base)]; }
   /// The trie node of Base's call-site groups (groupsOf(Base)).
   uint32_t chainOf(uint32_t Base) const {
     return Base < BaseChain.size() ? BaseChain[Base] : ChainRoot;
@@ -328,7 +331,7 @@ public:
     llvm::DenseMap<uint64_t, Node> Out;
     for (auto &[Key, N] : Nodes) {
       uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
-      size_t Groups = groupsOf(Base).size();
+      size_t Groups = depthOf(Base);
       size_t Cut = innerCut(Base);
       // The last boundary's prefix is the whole chain: Base itself.
       if (Groups &&
@@ -338,7 +341,6 @@ public:
       if (Cut) {
         auto [B, NewCut] = CutBases.try_emplace((uint64_t(Base) << 32) | Cut);
         if (NewCut) {
-          // A copy: base() may grow GroupsOf.
           std::vector<llvm::sampleprof::SampleContextFrameVector> G = groupsOf(Base);
           B->second = base(llvm::ArrayRef(G).drop_front(Cut));
         }
@@ -368,17 +370,14 @@ public:
   /// that land on the same key (an inline and a call at one location of
   /// one context, to one function) add up.
   void splitInlineFrames() {
-    for (size_t Id = 0; Id < GroupsOf.size(); ++Id) {
-      std::vector<llvm::sampleprof::SampleContextFrameVector> One;
-      uint32_t P = ChainRoot;
-      for (const llvm::sampleprof::SampleContextFrameVector &Group : GroupsOf[Id])
-        for (const llvm::sampleprof::SampleContextFrame &F : Group) {
-          One.push_back({F});
-          P = extend(P, One.back());
-        }
-      if (One.empty())
+    for (size_t Id = 0; Id < BaseChain.size(); ++Id) {
+      if (BaseChain[Id] == ChainRoot)
         continue;
-      GroupsOf[Id] = std::move(One);
+      uint32_t P = ChainRoot;
+      for (const llvm::sampleprof::SampleContextFrameVector &Group :
+           chainGroups(BaseChain[Id]))
+        for (const llvm::sampleprof::SampleContextFrame &F : Group)
+          P = extend(P, {F});
       // The same frames: the same base, now reached one frame at a time.
       BaseChain[Id] = P;
       if (ChainBase[P] == ~0u)
@@ -406,10 +405,10 @@ public:
     }
     Nodes = std::move(Out);
   }
-  /// The call-site groups base() was given for Base (none if unknown).
-  llvm::ArrayRef<llvm::sampleprof::SampleContextFrameVector> groupsOf(uint32_t Base) const {
-    return Base < GroupsOf.size() ? llvm::ArrayRef(GroupsOf[Base])
-                                  : llvm::ArrayRef<llvm::sampleprof::SampleContextFrameVector>();
+  /// The call-site groups base() was first given for Base (after
+  /// splitInlineFrames(), a group per frame; none if unknown).
+  std::vector<llvm::sampleprof::SampleContextFrameVector> groupsOf(uint32_t Base) const {
+    return chainGroups(chainOf(Base));
   }
   /// The node of (Base, Suffix), if any.
   const Node *find(uint32_t Base, uint32_t Suffix) const {
@@ -445,8 +444,6 @@ private:
   ContextProfileResult &R;
   llvm::DenseMap<uint64_t, Node> Nodes;
   llvm::StringMap<uint32_t> LeafIds;
-  /// Per Bases id made by base(): its call-site groups.
-  std::vector<std::vector<llvm::sampleprof::SampleContextFrameVector>> GroupsOf;
   /// The chain trie (extend()): per node its parent, its last group (a
   /// ChainGroups id) and its base once asked for (~0u before); the node of
   /// a (parent, group) pair.
@@ -454,7 +451,8 @@ private:
   std::vector<uint32_t> ChainParent{ChainRoot}, ChainGroup{0}, ChainBase{~0u},
       ChainDepth{0};
   llvm::DenseMap<uint64_t, uint32_t> ChainChild;
-  /// Per Bases id with groups: the trie node of its groups.
+  /// Per Bases id: the trie node of the first chain that made it (its
+  /// groups; the root for none).
   std::vector<uint32_t> BaseChain;
 };
 

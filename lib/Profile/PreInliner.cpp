@@ -260,7 +260,7 @@ void BudgetPreInliner::build() {
     return Reach[Path.empty() ? T : Path.front()];
   };
   for (auto [Base, Suffix] : Work) {
-    if (Flat.groupsOf(Base).empty()) {
+    if (Flat.depthOf(Base) == 0) {
       // A function's calls from no known context.
       const SampleContextFrameVector &S = Flat.Suffixes.get(Suffix);
       if (S.size() == 1)
@@ -449,8 +449,8 @@ void inferInlinedCalls(FlatProfiles &Flat,
   std::vector<std::pair<size_t, uint64_t>> Work; // (depth, node key)
   Flat.forEachNode([&](uint32_t Base, uint32_t Suffix,
                        const FlatProfiles::Node &N) {
-    if (N.wasInlined() && !N.Head && !Flat.groupsOf(Base).empty())
-      Work.push_back({Flat.groupsOf(Base).size(), (uint64_t(Base) << 32) | Suffix});
+    if (N.wasInlined() && !N.Head && Flat.depthOf(Base) > 0)
+      Work.push_back({Flat.depthOf(Base), (uint64_t(Base) << 32) | Suffix});
   });
   // Deepest first: a caller's estimate reads the counts its inlined
   // callees gave it (llvm-profgen walks its context trie in post-order).
@@ -459,12 +459,12 @@ void inferInlinedCalls(FlatProfiles &Flat,
     uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
     uint64_t Calls = callsInto(*Flat.find(Base, Suffix), How);
     StringRef Callee = Flat.Suffixes.get(Suffix).front().Func.stringRef();
-    // A copy: base() may grow the table groupsOf() reads.
-    std::vector<SampleContextFrameVector> G = Flat.groupsOf(Base);
-    SampleContextFrame Site = G.back().front();
-    G.pop_back();
-    FlatProfiles::Node &Caller =
-        Flat.at(Flat.base(G), Flat.leafOf(Site.Func.stringRef()));
+    // The inline site: the chain's last group; the caller, the chain
+    // before it.
+    uint32_t T = Flat.chainOf(Base);
+    SampleContextFrame Site = Flat.chainGroup(T).front();
+    FlatProfiles::Node &Caller = Flat.at(Flat.baseAt(Flat.chainParent(T)),
+                                         Flat.leafOf(Site.Func.stringRef()));
     Caller.Calls[{Site.Location, Callee}] += Calls;
     Caller.Body[Site.Location] += Calls;
     Caller.Total += Calls;
