@@ -31,6 +31,10 @@ struct SampleWriterOptions {
   /// ProfileIsPreInlined: text "!Attributes:", extbinary's attribute
   /// metadata and summary flag), so clang inlines where it says.
   bool PreInlined = false;
+  /// Write extbinary through LLVM's SampleProfileWriter even where our
+  /// own writer of the same bytes applies (names, no MD5, no full
+  /// contexts): for tests that compare the two.
+  bool LLVMWriter = false;
 };
 
 /// The largest body-sample or call-target count written: clang turns them
