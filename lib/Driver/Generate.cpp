@@ -28,6 +28,7 @@
 #include "lbr2prof/Writers/Unsymbolized.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
@@ -390,6 +391,10 @@ struct Run {
   BinaryTransferOracle *Oracle;
   raw_ostream &Out, &Err;
   Diagnostics &Diags;
+  /// This run's output is the last one made from Agg's counts (not so for
+  /// --all-binaries, which makes one per binary): they may be freed once
+  /// used.
+  bool LastOfCounts = false;
 
   RawProfile &raw() const { return Agg.profile(); }
   const BinaryImage &image() const { return Bin.image(); }
@@ -420,6 +425,13 @@ struct Run {
   }
   Error noBranches(StringRef Hint) const {
     return noBranchStackError(Rec.Name, Hint);
+  }
+  /// Ends V's use: with DisableFree, V's contents are left unfreed (the
+  /// process exits next); otherwise they are freed here.
+  template <typename T> void done(T &V) const {
+    if (Opts.DisableFree)
+      BuryPointer(std::make_unique<T>(std::move(V)));
+    V = T();
   }
 };
 
@@ -473,8 +485,11 @@ Error writeFdataOutput(const Run &R) {
   return R.writeOutputFile([&](raw_ostream &OS) {
     if (R.Opts.NoLbr)
       writeNoLbrFdata(R.raw(), R.Bin.Dso, R.image(), R.Rec.EventName, OS);
-    else
-      writeFdata(R.binaryProfile(), R.image(), OS);
+    else {
+      BinaryProfile P = R.binaryProfile();
+      writeFdata(P, R.image(), OS);
+      R.done(P);
+    }
     return Error::success();
   });
 }
@@ -681,18 +696,23 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
   // here: built only for them.
   if (R.Opts.Stats || R.Opts.Dump == "cfg")
     R.binaryProfile();
-  return finishSampleProfile(
+  Error E = finishSampleProfile(
       R, CP.Profiles, Kind, Probes != nullptr, CP.PreInlined, [&] {
         printContextProfileStats(CP.Stats, R.raw().Contexts.Stats, R.Err);
       });
+  R.done(CP.Profiles);
+  return E;
 }
 
 Error writeProbeProfile(const Run &R, const PseudoProbes &Probes) {
   BinaryProfile P = R.binaryProfile();
   ProbeProfileResult PP = buildProbeProfile(P, R.image(), Probes);
-  return finishSampleProfile(R, PP.Profiles, "probe-based (pseudo probes)",
-                             true, false,
-                             [&] { printProbeProfileStats(PP.Stats, R.Err); });
+  R.done(P);
+  Error E = finishSampleProfile(
+      R, PP.Profiles, "probe-based (pseudo probes)", true, false,
+      [&] { printProbeProfileStats(PP.Stats, R.Err); });
+  R.done(PP.Profiles);
+  return E;
 }
 
 /// A line-based profile (DWARF), with or without contexts.
@@ -739,6 +759,9 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
                                "stacks; contexts nested at their call sites)");
   }
   BinaryProfile P = R.binaryProfile();
+  // The counts are in P now.
+  if (R.LastOfCounts && R.Opts.Dump != "raw")
+    R.raw().releaseCounts();
   if (Error E = symbolize(sampleProfileAddresses(P, R.image())))
     return E;
   SampleProfileResult SP = buildSampleProfile(P, R.image(), **Sym);
@@ -767,8 +790,11 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
   std::string Kind =
       std::string("line-based (DWARF lines") +
       (R.Opts.UseDwarfCorrelation ? ", --use-dwarf-correlation" : "") + ")";
-  return finishSampleProfile(R, SP.Profiles, Kind, false, false,
-                             [&] { printSampleProfileStats(SS, R.Err); });
+  R.done(P);
+  Error E = finishSampleProfile(R, SP.Profiles, Kind, false, false,
+                                [&] { printSampleProfileStats(SS, R.Err); });
+  R.done(SP.Profiles);
+  return E;
 }
 
 /// Sample profiles: probe-based when the binary has pseudo probes (as
@@ -1104,7 +1130,7 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   if (Error E = foldMappings(Raw, *Bin, Agg.maps()))
     return E;
   return writeOutput(Run{Opts, *Format, Threads, Agg, *Rec, *Bin, Oracle.get(),
-                         Out, Err, Diags});
+                         Out, Err, Diags, /*LastOfCounts=*/true});
 }
 
 } // namespace

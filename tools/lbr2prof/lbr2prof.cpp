@@ -469,6 +469,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   Gen.Format = outputFormatByName(FormatName).value_or(OutputFormat::Auto);
+  Gen.DisableFree = true;
   if (Error E = runGenerate(Gen, outs(), errs()))
     return reportError(std::move(E));
   return 0;

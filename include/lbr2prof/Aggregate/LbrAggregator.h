@@ -163,6 +163,13 @@ struct RawProfile {
   /// was sampled ran at least once.
   uint64_t estimate(double W, uint64_t Seen) const;
 
+  /// Frees the branch, range and IP counts once a profile is built from
+  /// them; the statistics and samples per DSO stay.
+  void releaseCounts() {
+    decltype(Branches)().swap(Branches);
+    decltype(Ranges)().swap(Ranges);
+    decltype(Ips)().swap(Ips);
+  }
   /// Adds another profile's counts (saturating).
   void merge(const RawProfile &O);
   /// Multiplies every count and weight by W > 0 (`merge --weight`,
