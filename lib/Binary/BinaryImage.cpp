@@ -655,37 +655,42 @@ static Error lookUpDebugFile(const ELF64LEObjectFile &O, BinaryImage::Impl &B) {
   return Error::success();
 }
 
-Expected<std::unique_ptr<BinaryImage>>
-BinaryImage::open(StringRef Path, const DebugFileOptions *Debug) {
-  auto I = std::make_unique<Impl>();
-  I->Path = Path.str();
-  I->DebugOpts = Debug;
+namespace {
+/// The file at Path mapped and recognized as an object file, or the error
+/// open() gives for it.
+Error mapObject(StringRef Path, std::unique_ptr<MemoryBuffer> &Buffer,
+                std::unique_ptr<ObjectFile> &Obj) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)
     return makeError("{0}: cannot open binary: {1}", Path,
                      Buf.getError().message());
-  I->Buffer = std::move(*Buf);
-  auto Bin = ObjectFile::createObjectFile(I->Buffer->getMemBufferRef());
+  Buffer = std::move(*Buf);
+  auto Bin = ObjectFile::createObjectFile(Buffer->getMemBufferRef());
   if (!Bin)
     return makeError("{0}: not an ELF or PE/COFF file we can read: {1}", Path,
                      toString(Bin.takeError()));
-  I->Obj = std::move(*Bin);
-  Error E = Error::success();
-  if (auto *O = dyn_cast<ELF64LEObjectFile>(I->Obj.get())) {
+  Obj = std::move(*Bin);
+  return Error::success();
+}
+
+/// Obj's architecture, from its header, or the error if it is not a file
+/// open() reads (a 64-bit little-endian ELF file or a PE32+ image of x86-64
+/// or AArch64).
+Expected<std::string> archOfObject(StringRef Path, const ObjectFile &Obj) {
+  if (auto *O = dyn_cast<ELF64LEObjectFile>(&Obj)) {
     uint16_t M = O->getELFFile().getHeader().e_machine;
-    I->Arch = archOf(M, /*Coff=*/false).str();
-    if (I->Arch.empty())
+    StringRef Arch = archOf(M, /*Coff=*/false);
+    if (Arch.empty())
       return makeError("{0}: unsupported ELF machine {1} (expected x86-64 or "
                        "AArch64)",
                        Path, M);
-    if (Error Err = lookUpDebugFile(*O, *I))
-      return std::move(Err);
-    E = readElf(*O, *I);
-  } else if (auto *C = dyn_cast<COFFObjectFile>(I->Obj.get())) {
+    return Arch.str();
+  }
+  if (auto *C = dyn_cast<COFFObjectFile>(&Obj)) {
     uint16_t M = C->getMachine();
-    I->Arch = archOf(M, /*Coff=*/true).str();
-    if (I->Arch.empty())
+    StringRef Arch = archOf(M, /*Coff=*/true);
+    if (Arch.empty())
       return makeError("{0}: unsupported PE/COFF machine {1:x} (expected "
                        "x86-64 or Arm64)",
                        Path, M);
@@ -693,11 +698,40 @@ BinaryImage::open(StringRef Path, const DebugFileOptions *Debug) {
       return makeError("{0}: not a PE32+ image (a COFF object file or a "
                        "32-bit image)",
                        Path);
-    E = readCoff(*C, *I);
+    return Arch.str();
+  }
+  return makeError("{0}: not a 64-bit little-endian ELF file or a PE/COFF "
+                   "image",
+                   Path);
+}
+} // namespace
+
+Error BinaryImage::check(StringRef Path) {
+  std::unique_ptr<MemoryBuffer> Buffer;
+  std::unique_ptr<ObjectFile> Obj;
+  if (Error E = mapObject(Path, Buffer, Obj))
+    return E;
+  return archOfObject(Path, *Obj).takeError();
+}
+
+Expected<std::unique_ptr<BinaryImage>>
+BinaryImage::open(StringRef Path, const DebugFileOptions *Debug) {
+  auto I = std::make_unique<Impl>();
+  I->Path = Path.str();
+  I->DebugOpts = Debug;
+  if (Error E = mapObject(Path, I->Buffer, I->Obj))
+    return std::move(E);
+  Expected<std::string> Arch = archOfObject(Path, *I->Obj);
+  if (!Arch)
+    return Arch.takeError();
+  I->Arch = std::move(*Arch);
+  Error E = Error::success();
+  if (auto *O = dyn_cast<ELF64LEObjectFile>(I->Obj.get())) {
+    if (Error Err = lookUpDebugFile(*O, *I))
+      return std::move(Err);
+    E = readElf(*O, *I);
   } else {
-    return makeError("{0}: not a 64-bit little-endian ELF file or a PE/COFF "
-                     "image",
-                     Path);
+    E = readCoff(*cast<COFFObjectFile>(I->Obj.get()), *I);
   }
   if (E)
     return makeError("{0}: malformed {1}: {2}", Path,

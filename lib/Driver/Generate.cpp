@@ -1045,6 +1045,9 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   std::unique_ptr<DeferredTransferOracle> Deferred;
   if (Threads > 1 && !Opts.Binary.empty() && !Opts.Kernel &&
       !dumpOnly(Opts) && *Format != OutputFormat::Raw && !Opts.AllBinaries) {
+    // A file that is no binary at all fails now, not after the reading.
+    if (Error E = BinaryImage::check(Opts.Binary))
+      return E;
     Early.start(Opts.Binary, Debug);
     if (Unwinds) {
       Deferred =
@@ -1070,7 +1073,13 @@ Error generate(const GenerateOptions &Opts, raw_ostream &Out, raw_ostream &Err,
   // A kernel is found on the kernel's map, never assumed into a process.
   if (!Opts.Kernel)
     IO.AssumeBinary = Opts.Binary;
-  IO.AssumeImage = OracleImage.get();
+  // The binary opened first, or being opened on the second thread (a perf
+  // script input that maps no file waits for it rather than open it again).
+  IO.AssumeImage = [&]() -> const BinaryImage * {
+    if (OracleImage)
+      return OracleImage.get();
+    return Early.started() ? Early.wait() : nullptr;
+  };
   IO.SampleUnits =
       Opts.WindowWeighting ? CountUnits::Estimates : CountUnits::Entries;
   IO.Weights = Opts.Weights;

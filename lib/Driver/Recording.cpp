@@ -83,12 +83,14 @@ static Error readTruth(StringRef Path, LbrAggregator &Agg) {
   return Error::success();
 }
 
-/// Known if the caller has Binary open already, else Binary opened into Own.
+/// The caller's image of Binary if it has one (Known), else Binary opened
+/// into Own.
 static Expected<const BinaryImage *>
-openUnlessKnown(StringRef Binary, const BinaryImage *Known,
+openUnlessKnown(StringRef Binary,
+                const std::function<const BinaryImage *()> &Known,
                 std::unique_ptr<BinaryImage> &Own) {
-  if (Known)
-    return Known;
+  if (const BinaryImage *I = Known ? Known() : nullptr)
+    return I;
   Expected<std::unique_ptr<BinaryImage>> I = BinaryImage::open(Binary);
   if (!I)
     return I.takeError();
@@ -122,7 +124,8 @@ static bool looksUnsymbolized(StringRef Path) {
 /// preferred address: the offsets are from its first executable segment,
 /// and a source outside it is llvm-profgen's address 1.
 static Error readUnsymbolized(StringRef Path, StringRef Binary,
-                              const BinaryImage *Known, LbrAggregator &Agg) {
+                              const std::function<const BinaryImage *()> &Assumed,
+                              LbrAggregator &Agg) {
   if (Binary.empty())
     return makeError("{0}: an unsymbolized profile (llvm-profgen "
                      "--skip-symbolization) holds offsets of one binary: "
@@ -132,10 +135,10 @@ static Error readUnsymbolized(StringRef Path, StringRef Binary,
   if (!Buf)
     return makeError("{0}: cannot open: {1}", Path, Buf.getError().message());
   std::unique_ptr<BinaryImage> Own;
-  Expected<const BinaryImage *> Image = openUnlessKnown(Binary, Known, Own);
+  Expected<const BinaryImage *> Image = openUnlessKnown(Binary, Assumed, Own);
   if (!Image)
     return Image.takeError();
-  Known = *Image;
+  const BinaryImage *Known = *Image;
   uint64_t Base = unsymbolizedBase(*Known);
   for (const Segment &G : Known->segments()) {
     if (!G.Exec)
@@ -208,15 +211,16 @@ static Error readUnsymbolized(StringRef Path, StringRef Binary,
 
 /// perf script text may map no file at all (llvm-profgen's inputs): the
 /// reader is told where the binary would sit, its preferred addresses.
-static Error assumeBinaryMapping(EventSource &Src, StringRef Binary,
-                                 const BinaryImage *Known) {
+static Error
+assumeBinaryMapping(EventSource &Src, StringRef Binary,
+                    const std::function<const BinaryImage *()> &Assumed) {
   if (Binary.empty() || !Src.mayLackMappings())
     return Error::success();
   std::unique_ptr<BinaryImage> Own;
-  Expected<const BinaryImage *> Image = openUnlessKnown(Binary, Known, Own);
+  Expected<const BinaryImage *> Image = openUnlessKnown(Binary, Assumed, Own);
   if (!Image)
     return Image.takeError();
-  Known = *Image;
+  const BinaryImage *Known = *Image;
   AssumedMapping M;
   M.Path = Binary.str();
   for (const Segment &G : Known->segments())

@@ -144,6 +144,9 @@ public:
   /// error.
   static llvm::Expected<std::unique_ptr<BinaryImage>>
   open(llvm::StringRef Path, const DebugFileOptions *Debug = nullptr);
+  /// What open() checks first, in a few milliseconds: the file can be
+  /// read and its header is one open() reads; the same errors.
+  static llvm::Error check(llvm::StringRef Path);
   ~BinaryImage();
 
   const std::string &path() const;

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,9 @@ struct InputOptions {
   /// perf script text that maps no file (llvm-profgen's inputs): this
   /// binary is assumed at its preferred address, and the user told so.
   std::string AssumeBinary;
-  /// AssumeBinary's image, if the caller has it open already.
-  const BinaryImage *AssumeImage = nullptr;
+  /// AssumeBinary's image, if the caller has it open already or is opening
+  /// it (then this waits for it); null: the reader opens it itself.
+  std::function<const BinaryImage *()> AssumeImage;
   /// The units the aggregator counts perf.data samples in (set by the
   /// window weighting); raw profiles carry theirs, and inputs of different
   /// units are an error.
