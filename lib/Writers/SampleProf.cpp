@@ -156,7 +156,24 @@ private:
       Met.push_back(F);
     return true;
   }
-  bool addNames(const FunctionSamples &S);
+  /// What LLVM's SampleProfileSummaryBuilder counts: every body sample's
+  /// count (inlined callees too, but not those marked duplicated into
+  /// their base profile), by how often each occurs.
+  struct Summary {
+    uint64_t Total = 0, Max = 0, MaxFunction = 0, NumCounts = 0;
+    uint64_t NumFunctions = 0;
+    DenseMap<uint64_t, uint32_t> Frequency;
+    void add(uint64_t C) {
+      Total += C;
+      Max = std::max(Max, C);
+      ++NumCounts;
+      ++Frequency[C];
+    }
+  } Sum;
+  /// One walk of S for the name table and the summary; false if a name is
+  /// kept as a hash.
+  bool scan(const FunctionSamples &S, bool Nested, bool Counted);
+  void writeSummary();
   void numberNames();
   void uleb(uint64_t V) { encodeULEB128(V, OS); }
   void nameIdx(FunctionId F) { uleb(Index.find(F.stringRef().data())->second); }
@@ -171,16 +188,60 @@ private:
   void flag(Layout L, uint32_t F) { Sections[L].Flags |= uint64_t(F) << 32; }
 };
 
-bool ExtBinaryWriter::addNames(const FunctionSamples &S) {
-  for (const auto &[Loc, Rec] : S.getBodySamples())
+bool ExtBinaryWriter::scan(const FunctionSamples &S, bool Nested,
+                           bool Counted) {
+  if (!Nested) {
+    ++Sum.NumFunctions;
+    Sum.MaxFunction = std::max(Sum.MaxFunction, S.getHeadSamples());
+  } else if (S.getContext().hasAttribute(ContextDuplicatedIntoBase)) {
+    Counted = false;
+  }
+  for (const auto &[Loc, Rec] : S.getBodySamples()) {
+    if (Counted)
+      Sum.add(Rec.getSamples());
     for (const auto &[F, C] : Rec.getCallTargets())
       if (!addName(F))
         return false;
+  }
   for (const auto &[Loc, Callees] : S.getCallsiteSamples())
     for (const auto &[Name, Callee] : Callees)
-      if (!addName(Callee.getFunction()) || !addNames(Callee))
+      if (!addName(Callee.getFunction()) || !scan(Callee, true, Counted))
         return false;
   return true;
+}
+
+void ExtBinaryWriter::writeSummary() {
+  // ProfileSummaryBuilder's detailed summary: for each cutoff (parts per
+  // million of the total, ascending), the count at which the hottest
+  // counts, taken a distinct count at a time, first reach that share, and
+  // how many counts that took.
+  std::vector<std::pair<uint64_t, uint32_t>> Freq(Sum.Frequency.begin(),
+                                                  Sum.Frequency.end());
+  llvm::sort(Freq, [](const auto &A, const auto &B) { return A > B; });
+  std::vector<uint32_t> Cutoffs(ProfileSummaryBuilder::DefaultCutoffs.begin(),
+                                ProfileSummaryBuilder::DefaultCutoffs.end());
+  llvm::sort(Cutoffs);
+  uleb(Sum.Total);
+  uleb(Sum.Max);
+  uleb(Sum.MaxFunction);
+  uleb(Sum.NumCounts);
+  uleb(Sum.NumFunctions);
+  uleb(Cutoffs.size());
+  size_t I = 0;
+  uint32_t Seen = 0;
+  uint64_t Acc = 0, Count = 0;
+  for (uint32_t Cutoff : Cutoffs) {
+    uint64_t Desired = uint64_t((unsigned __int128)Sum.Total * Cutoff /
+                                ProfileSummary::Scale);
+    for (; Acc < Desired && I < Freq.size(); ++I) {
+      Count = Freq[I].first;
+      Acc += Count * Freq[I].second;
+      Seen += Freq[I].second;
+    }
+    uleb(Cutoff);
+    uleb(Count);
+    uleb(Seen);
+  }
 }
 
 void ExtBinaryWriter::numberNames() {
@@ -262,7 +323,7 @@ void ExtBinaryWriter::writeMetadata(const FunctionSamples &S) {
 bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
   for (const auto &[Hash, S] : Profiles)
     if (S.getContext().hasContext() || !addName(S.getFunction()) ||
-        !addNames(S))
+        !scan(S, false, true))
       return false;
   uint64_t Start = OS.tell();
   uleb(SPMagic(SPF_Ext_Binary));
@@ -275,22 +336,7 @@ bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
 
   if (PreInlined)
     flag(LSummary, uint32_t(SecProfSummaryFlags::SecFlagIsPreInlined));
-  section(LSummary, [&] {
-    SampleProfileSummaryBuilder Builder(ProfileSummaryBuilder::DefaultCutoffs);
-    std::unique_ptr<ProfileSummary> Sum =
-        Builder.computeSummaryForProfiles(Profiles);
-    uleb(Sum->getTotalCount());
-    uleb(Sum->getMaxCount());
-    uleb(Sum->getMaxFunctionCount());
-    uleb(Sum->getNumCounts());
-    uleb(Sum->getNumFunctions());
-    uleb(Sum->getDetailedSummary().size());
-    for (const ProfileSummaryEntry &E : Sum->getDetailedSummary()) {
-      uleb(E.Cutoff);
-      uleb(E.MinCount);
-      uleb(E.NumCounts);
-    }
-  });
+  section(LSummary, [&] { writeSummary(); });
   section(LNames, [&] { numberNames(); });
   section(LCSNames, [&] { uleb(0); });
   std::vector<std::pair<const FunctionSamples *, uint64_t>> Offsets;

@@ -8,8 +8,9 @@
 // call targets of equal counts (ordered by name), one name at two
 // addresses (one number in the name table), ".__uniq." names (a flag),
 // nested inlined callees, several callees at one call site, checksums
-// (probe-based) and attributes (pre-inlined), an empty profile, and
-// random profiles of every shape. LLVM's reader reads ours back too.
+// (probe-based) and attributes (pre-inlined), the summary's counts
+// (inlined callees duplicated into their base profile are left out), an
+// empty profile, and random profiles of every shape. LLVM's reader reads ours back too.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Writers/SampleProf.h"
@@ -170,6 +171,9 @@ void randomBody(FunctionSamples &S, std::mt19937 &G, NamePool &N,
     C.setFunctionHash(G());
     if (G() % 2)
       C.getContext().setAttribute(ContextShouldBeInlined);
+    // Left out of the summary's counts, as LLVM's builder leaves it.
+    if (G() % 5 == 0)
+      C.getContext().setAttribute(ContextDuplicatedIntoBase);
     randomBody(C, G, N, Depth - 1);
   }
   S.addTotalSamples(count());
