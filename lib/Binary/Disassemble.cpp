@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "BinaryImpl.h"
 #include "lbr2prof/Binary/McTarget.h"
+#include "lbr2prof/Support/Parallel.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
@@ -18,7 +19,6 @@
 #include "llvm/MC/MCInstPrinter.h"
 #include "llvm/MC/MCInstrAnalysis.h"
 #include "llvm/MC/MCInstrInfo.h"
-#include "llvm/Support/ThreadPool.h"
 #include "llvm/TargetParser/Triple.h"
 #include <cctype>
 #include <thread>
@@ -302,16 +302,11 @@ ArrayRef<Inst> BinaryImage::instructions(unsigned FuncIndex) const {
 
 void BinaryImage::decodeFunctions(ArrayRef<unsigned> FuncIndices,
                                   unsigned Threads) const {
-  if (Threads <= 1 || FuncIndices.size() < 64) {
-    for (unsigned F : FuncIndices)
-      (void)instructions(F);
-    return;
-  }
-  // One task per function: LLVM's pool hands them out as threads free up.
-  DefaultThreadPool Pool(hardware_concurrency(Threads));
-  for (unsigned F : FuncIndices)
-    Pool.async([this, F] { (void)instructions(F); });
-  Pool.wait();
+  // Chunks of 64 functions, taken by each thread as it frees up.
+  parallelChunks(FuncIndices.size(), Threads, 64, [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K)
+      (void)instructions(FuncIndices[K]);
+  });
 }
 
 } // namespace lbr2prof

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "lbr2prof/Profile/FlowInference.h"
+#include "lbr2prof/Support/Parallel.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
@@ -158,19 +159,24 @@ std::vector<AddrRange> collectRanges(const RawProfile &Raw, int Dso,
 WorkSet initWork(const BinaryImage &Image, ArrayRef<unsigned> Funcs,
                  const BinaryProfileOptions &Opts) {
   WorkSet W(Image.functions().size(), Funcs);
-  for (unsigned F : Funcs) {
-    Work &Wk = W[F];
-    if (Opts.CountsOnly) {
-      // No blocks: no leaders.
-    } else if (Opts.Leaders) {
-      ArrayRef<uint64_t> L = Opts.Leaders->of(Image, F);
-      Wk.Leaders.assign(L.begin(), L.end());
-    } else {
-      Wk.Leaders = staticLeaders(Image, F);
+  auto init = [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K) {
+      unsigned F = Funcs[K];
+      Work &Wk = W.all()[K];
+      if (Opts.CountsOnly) {
+        // No blocks: no leaders.
+      } else if (Opts.Leaders) {
+        ArrayRef<uint64_t> L = Opts.Leaders->of(Image, F);
+        Wk.Leaders.assign(L.begin(), L.end());
+      } else {
+        Wk.Leaders = staticLeaders(Image, F);
+      }
+      Wk.StaticLeaders = Wk.Leaders.size();
+      Wk.Delta.assign(Image.instructions(F).size() + 1, 0);
     }
-    Wk.StaticLeaders = Wk.Leaders.size();
-    Wk.Delta.assign(Image.instructions(F).size() + 1, 0);
-  }
+  };
+  // A LeaderCache is not thread-safe.
+  parallelChunks(Funcs.size(), Opts.Leaders ? 1 : Opts.Threads, 256, init);
   return W;
 }
 
@@ -230,26 +236,31 @@ void validateBranches(const BinaryImage &Image, BinaryProfile &P,
 
 /// Step 3, end: jump targets seen (appended after the static leaders) join
 /// them, sorted and unique.
-void mergeSeenLeaders(WorkSet &W) {
-  for (Work &Wk : W.all()) {
-    auto Static = Wk.Leaders.begin() + Wk.StaticLeaders;
-    if (Static == Wk.Leaders.end())
-      continue;
-    std::sort(Static, Wk.Leaders.end());
-    std::vector<uint64_t> All;
-    All.reserve(Wk.Leaders.size());
-    std::merge(Wk.Leaders.begin(), Static, Static, Wk.Leaders.end(),
-               std::back_inserter(All));
-    All.erase(std::unique(All.begin(), All.end()), All.end());
-    Wk.Leaders = std::move(All);
-  }
+void mergeSeenLeaders(Work &Wk) {
+  auto Static = Wk.Leaders.begin() + Wk.StaticLeaders;
+  if (Static == Wk.Leaders.end())
+    return;
+  std::sort(Static, Wk.Leaders.end());
+  std::vector<uint64_t> All;
+  All.reserve(Wk.Leaders.size());
+  std::merge(Wk.Leaders.begin(), Static, Static, Wk.Leaders.end(),
+             std::back_inserter(All));
+  All.erase(std::unique(All.begin(), All.end()), All.end());
+  Wk.Leaders = std::move(All);
+}
+
+void mergeSeenLeaders(WorkSet &W, unsigned Threads) {
+  parallelChunks(W.all().size(), Threads, 256, [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K)
+      mergeSeenLeaders(W.all()[K]);
+  });
 }
 
 /// Step 4: validates each distinct range; a valid one adds its count to
 /// the instructions it covers (as a difference array) and to the
 /// fall-throughs into each leader inside it.
-void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
-                 WorkSet &W, bool CountsOnly, ProfileStats &St) {
+void countRangeSlice(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
+                     WorkSet &W, bool CountsOnly, ProfileStats &St) {
   for (const AddrRange &Rg : Ranges) {
     int FB = Image.functionAt(Rg.Begin), FE = Image.functionAt(Rg.End);
     if (FB < 0 || FE < 0) {
@@ -294,6 +305,54 @@ void countRanges(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
         continue;
       Wk.FallThrough.push_back({Pos[-1].Addr, *L, Rg.Count, 0, 0});
     }
+  }
+}
+
+/// Step 4 on Threads threads: each function's ranges are counted by one
+/// thread (what a range adds to its function's work is summed, in any
+/// order), the statistics per slice and then added.
+void countRanges(const BinaryImage &Image, std::vector<AddrRange> &Ranges,
+                 WorkSet &W, bool CountsOnly, ProfileStats &St,
+                 unsigned Threads) {
+  constexpr size_t Slice = 1024;
+  if (Threads <= 1 || Ranges.size() <= Slice) {
+    countRangeSlice(Image, Ranges, W, CountsOnly, St);
+    return;
+  }
+  // By start: a function's ranges are then together (functionAt is
+  // nondecreasing in the address, apart from -1 in gaps, which touches no
+  // work), and slices are cut where the function of the start changes.
+  llvm::sort(Ranges, [](const AddrRange &A, const AddrRange &B) {
+    return std::tie(A.Begin, A.End) < std::tie(B.Begin, B.End);
+  });
+  std::vector<size_t> Cuts{0};
+  int Last = Image.functionAt(Ranges[0].Begin);
+  for (size_t K = 1; K < Ranges.size(); ++K) {
+    int F = Image.functionAt(Ranges[K].Begin);
+    if (F != Last && K - Cuts.back() >= Slice)
+      Cuts.push_back(K);
+    Last = F;
+  }
+  Cuts.push_back(Ranges.size());
+  std::vector<ProfileStats> Part(Cuts.size() - 1);
+  parallelChunks(Part.size(), Threads, 1, [&](size_t B, size_t E) {
+    for (size_t C = B; C < E; ++C)
+      countRangeSlice(Image,
+                      ArrayRef<AddrRange>(Ranges).slice(
+                          Cuts[C], Cuts[C + 1] - Cuts[C]),
+                      W, CountsOnly, Part[C]);
+  });
+  auto add = [](ProfileStats::Reason &To, const ProfileStats::Reason &R) {
+    To.Count += R.Count;
+    To.Distinct += R.Distinct;
+  };
+  for (const ProfileStats &P : Part) {
+    add(St.RangeOutsideFunctions, P.RangeOutsideFunctions);
+    add(St.RangeCrossFunction, P.RangeCrossFunction);
+    add(St.RangeBackwards, P.RangeBackwards);
+    add(St.RangeNotBoundary, P.RangeNotBoundary);
+    add(St.RangeCrossUncond, P.RangeCrossUncond);
+    add(St.RangesValid, P.RangesValid);
   }
 }
 
@@ -378,15 +437,21 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
   // 3. Leaders: entry, after terminators, direct targets, jump targets seen.
   WorkSet W = initWork(Image, Funcs, Opts);
   validateBranches(Image, P, W);
-  mergeSeenLeaders(W);
+  mergeSeenLeaders(W, Opts.Threads);
 
   // 4. Validate each distinct range, then count instructions and
   //    fall-throughs.
-  countRanges(Image, Ranges, W, Opts.CountsOnly, P.Stats);
+  countRanges(Image, Ranges, W, Opts.CountsOnly, P.Stats, Opts.Threads);
 
-  // 5. Blocks with counts, edges sorted.
-  for (size_t K = 0; K < Funcs.size(); ++K)
-    fillCfg(Image, Funcs[K], W.all()[K], Opts, P.Functions[Funcs[K]]);
+  // 5. Blocks with counts, edges sorted; each function on its own.
+  std::vector<FunctionCfg *> Cfgs;
+  Cfgs.reserve(Funcs.size());
+  for (unsigned F : Funcs)
+    Cfgs.push_back(&P.Functions[F]);
+  parallelChunks(Funcs.size(), Opts.Threads, 256, [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K)
+      fillCfg(Image, Funcs[K], W.all()[K], Opts, *Cfgs[K]);
+  });
   return P;
 }
 
