@@ -107,7 +107,14 @@ uint64_t bodySamples(const FunctionSamples &FS) {
 
 std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
                                              const BinaryImage &Image) {
-  std::vector<uint64_t> A;
+  // Instructions come in address order (functions by index, which is by
+  // start), so only the branch targets are sorted before the two merge.
+  std::vector<uint64_t> A, T;
+  size_t N = 0;
+  for (const auto &[F, Cfg] : P.Functions)
+    if (!Cfg.InstCounts.empty() || !Cfg.Taken.empty())
+      N += Image.instructions(F).size();
+  A.reserve(N);
   for (const auto &[F, Cfg] : P.Functions) {
     if (Cfg.InstCounts.empty() && Cfg.Taken.empty())
       continue;
@@ -115,12 +122,20 @@ std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
       A.push_back(I.Addr);
     for (const Edge &E : Cfg.Taken)
       if (E.To != ExternalAddr)
-        A.push_back(E.To);
+        T.push_back(E.To);
   }
   for (const Edge &E : P.Branches)
     if (E.From == ExternalAddr && E.To != ExternalAddr)
-      A.push_back(E.To);
-  return A;
+      T.push_back(E.To);
+  // Overlapping function symbols can interleave instructions.
+  if (!std::is_sorted(A.begin(), A.end()))
+    llvm::sort(A);
+  llvm::sort(T);
+  std::vector<uint64_t> R;
+  R.reserve(A.size() + T.size());
+  std::merge(A.begin(), A.end(), T.begin(), T.end(), std::back_inserter(R));
+  R.erase(std::unique(R.begin(), R.end()), R.end());
+  return R;
 }
 
 namespace {

@@ -53,8 +53,8 @@ struct SampleProfileResult {
 };
 
 /// The addresses buildSampleProfile() asks Sym about: every instruction of
-/// each function that ran, and the targets of its taken branches (give them
-/// to Symbolizer::prefetch() first).
+/// each function that ran, and the targets of its taken branches, sorted
+/// and distinct (give them to Symbolizer::prefetch() first).
 std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
                                              const BinaryImage &Image);
 
