@@ -64,6 +64,7 @@
 #include <cstring>
 #include <deque>
 #include <fcntl.h>
+#include <mutex>
 #include <optional>
 #include <poll.h>
 #include <set>
@@ -155,8 +156,17 @@ public:
   DenseMap<uint64_t, Rec> Extra;
   std::vector<StringRef> Files;
   DenseMap<const char *, uint32_t> FileIds;
-  /// Where the last find() succeeded: callers walk addresses in order.
-  size_t Hint = 0;
+  /// Where the last find() of this thread succeeded: callers walk
+  /// addresses in order (only a hint: it is checked before use, and
+  /// threads may look up at once).
+  static size_t &hint() {
+    static thread_local size_t Hint = 0;
+    return Hint;
+  }
+  /// Guards the lookups on demand (Extra): frames() may be asked from
+  /// several threads (an answer found there stays valid only while no
+  /// other thread adds one, so callers use threads only when isolated).
+  std::mutex ExtraLock;
   bool HasDebug = false;
   std::vector<std::string> Warnings;
   std::set<std::string> SeenWarnings;
@@ -303,6 +313,7 @@ public:
   }
   /// The record of Addr, looked up now if on demand; null if unknown.
   const Rec *find(uint64_t Addr) {
+    size_t &Hint = hint();
     if (Hint + 1 < Addrs.size() && Addrs[Hint + 1] == Addr)
       return &Answers[AnswerOf[++Hint]];
     if (Hint < Addrs.size() && Addrs[Hint] == Addr)
@@ -314,6 +325,7 @@ public:
     }
     if (Isolate)
       return nullptr;
+    std::lock_guard<std::mutex> Lock(ExtraLock);
     auto [EIt, New] = Extra.try_emplace(Addr);
     if (New) {
       Answer Ans;
@@ -333,6 +345,7 @@ public:
 Symbolizer::Symbolizer(std::unique_ptr<Impl> I) : I(std::move(I)) {}
 Symbolizer::~Symbolizer() = default;
 bool Symbolizer::hasDebugInfo() const { return I->HasDebug; }
+bool Symbolizer::isolated() const { return I->Isolate; }
 StringRef Symbolizer::debugPath() const { return I->Path; }
 const DebugFileResult &Symbolizer::debugFile() const { return I->Debug; }
 ArrayRef<std::string> Symbolizer::warnings() const { return I->Warnings; }
@@ -793,7 +806,6 @@ void Symbolizer::Impl::merge(std::vector<uint64_t> &NewAddrs, IdVector &NewOf) {
   }
   Addrs = std::move(A);
   AnswerOf = std::move(R);
-  Hint = 0;
 }
 
 namespace {

@@ -764,7 +764,7 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
     R.raw().releaseCounts();
   if (Error E = symbolize(sampleProfileAddresses(P, R.image())))
     return E;
-  SampleProfileResult SP = buildSampleProfile(P, R.image(), **Sym);
+  SampleProfileResult SP = buildSampleProfile(P, R.image(), **Sym, R.Threads);
   // Code ran, but none of it has a line (DWARF without subprograms, as
   // assembler output has, or with lines for other code only): an empty
   // profile would change nothing in clang, so say so instead of writing

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Profile/SampleProfileBuilder.h"
 #include "lbr2prof/Profile/ProfileDensity.h"
+#include "lbr2prof/Support/Parallel.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
@@ -139,6 +140,23 @@ std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
 }
 
 namespace {
+/// Which top-level profiles one thread builds: those whose function name
+/// (interned: one pointer per name) hashes to K of N. Each thread walks
+/// everything and adds only to its own profiles, so no profile is built
+/// by two threads, and each sees its instructions in the same order as one
+/// thread would (see buildSampleProfile).
+struct Shard {
+  unsigned K = 0, N = 1;
+  bool owns(StringRef TopFunction) const {
+    if (N == 1)
+      return true;
+    uint64_t H = uint64_t(uintptr_t(TopFunction.data())) * 0x9E3779B97F4A7C15ULL;
+    return (H >> 32) % N == K;
+  }
+  /// Counts made once, not per profile, go to the first thread.
+  bool first() const { return K == 0; }
+};
+
 /// A run of consecutive instructions with one inline stack: the Symbolizer
 /// shares one copy of a stack among consecutive addresses that have it, so
 /// the run is known by its pointer, and its node, location and
@@ -171,7 +189,8 @@ struct StackRun {
 /// (profile node, location), executed bytes added to the totals of the
 /// node's inline chain on the way.
 void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
-                    Symbolizer &Sym, Nodes &N, SampleProfileStats &St) {
+                    Symbolizer &Sym, Nodes &N, SampleProfileStats &St,
+                    Shard Sh) {
   StackRun Run;
   // Every instruction of a function that ran at all is visited: code that
   // never ran gets explicit 0 samples, which tells the compiler it is cold
@@ -185,13 +204,21 @@ void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
       while (C != CEnd && C->first < I.Addr)
         ++C;
       uint64_t Count = C != CEnd && C->first == I.Addr ? C->second : 0;
-      if (Count)
-        ++St.Instructions;
       ArrayRef<SourceFrame> Frames = Sym.frames(I.Addr);
       if (Frames.empty()) {
-        St.InstructionsNoDebug += Count != 0;
+        if (Sh.first()) {
+          St.Instructions += Count != 0;
+          St.InstructionsNoDebug += Count != 0;
+        }
         continue;
       }
+      // Another thread's: skipped, the run goes on (its instructions of
+      // one stack, and another's between them, make the same maximum and
+      // total as runs cut by them).
+      if (!Sh.owns(Frames.back().Function))
+        continue;
+      if (Count)
+        ++St.Instructions;
       // Frames on line 0 come only with SymbolizerOptions::KeepLineZero.
       if (Count && llvm::any_of(Frames, [](const SourceFrame &F) {
             return F.Line == 0;
@@ -224,7 +251,7 @@ void addBodySamples(const BinaryProfile &P, const BinaryImage &Image,
 /// compiled is a call of foo), the stub's jump gives foo's head samples
 /// (as llvm-profgen counts them: every branch into an entry).
 void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
-              Nodes &N, SampleProfileStats &St) {
+              Nodes &N, SampleProfileStats &St, Shard Sh) {
   for (const auto &[F, Cfg] : P.Functions) {
     ArrayRef<Inst> Insts = Image.instructions(F);
     bool FromPlt = Image.functions()[F].Plt;
@@ -237,7 +264,8 @@ void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
       if (ToPlt && (Callee = Image.functions()[Callee].PltTarget) < 0)
         continue;
       if (FromPlt) {
-        if (ArrayRef<SourceFrame> Target = Sym.frames(E.To); !Target.empty())
+        if (ArrayRef<SourceFrame> Target = Sym.frames(E.To);
+            !Target.empty() && Sh.owns(Target.back().Function))
           N.function(Target.back().Function).addHeadSamples(E.Count);
         continue;
       }
@@ -249,12 +277,13 @@ void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
                         Callee != int(F);
       if (!IsCall && !IsTailCall)
         continue;
-      ++St.Calls;
       ArrayRef<SourceFrame> Site = Sym.frames(E.From);
       ArrayRef<SourceFrame> Target =
           Sym.frames(Image.functions()[Callee].Start);
-      if (Site.empty() || Target.empty())
-        ++St.CallsNoDebug;
+      if (Sh.first()) {
+        ++St.Calls;
+        St.CallsNoDebug += Site.empty() || Target.empty();
+      }
       if (Target.empty())
         continue;
       StringRef CalleeName = Target.back().Function;
@@ -263,9 +292,9 @@ void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
       // clang takes a function's entry count from its head samples, and
       // a hot function with none looks cold to every pass that asks
       // (sqlite's record comparators, called only that way, had none).
-      if (!ToPlt)
+      if (!ToPlt && Sh.owns(CalleeName))
         N.function(CalleeName).addHeadSamples(E.Count);
-      if (Site.empty())
+      if (Site.empty() || !Sh.owns(Site.back().Function))
         continue;
       FunctionSamples &FS = N.nodeFor(Site);
       FS.addCalledTargetSamples(Site.front().LineOffset,
@@ -279,7 +308,7 @@ void addCalls(const BinaryProfile &P, const BinaryImage &Image, Symbolizer &Sym,
 /// libc's start-up code) have no call site here but are calls all the
 /// same: head samples, as llvm-profgen counts every branch to an entry.
 void addExternalEntries(const BinaryProfile &P, const BinaryImage &Image,
-                        Symbolizer &Sym, Nodes &N) {
+                        Symbolizer &Sym, Nodes &N, Shard Sh) {
   for (const Edge &E : P.Branches) {
     if (E.From != ExternalAddr || E.To == ExternalAddr)
       continue;
@@ -287,7 +316,7 @@ void addExternalEntries(const BinaryProfile &P, const BinaryImage &Image,
     if (Callee < 0 || Image.functions()[Callee].Start != E.To)
       continue;
     ArrayRef<SourceFrame> Target = Sym.frames(E.To);
-    if (Target.empty())
+    if (Target.empty() || !Sh.owns(Target.back().Function))
       continue;
     N.function(Target.back().Function).addHeadSamples(E.Count);
   }
@@ -323,12 +352,38 @@ void addProfileStats(const BinaryProfile &P, const BinaryImage &Image,
 
 SampleProfileResult buildSampleProfile(const BinaryProfile &P,
                                        const BinaryImage &Image,
-                                       Symbolizer &Sym) {
+                                       Symbolizer &Sym, unsigned Threads) {
+  // Threads build disjoint sets of top-level profiles (Shard), each in
+  // its own map, joined at the end (node by node: no profile is copied).
+  // The map's order differs from one thread's, which no writer shows: they
+  // sort the profiles, or (extbinary's metadata) write none for a line
+  // profile. Lookups on demand are not thread-safe: isolated only.
+  unsigned T = Sym.isolated() && P.Functions.size() >= 256
+                   ? std::max(1u, Threads)
+                   : 1;
+  std::vector<SampleProfileMap> Maps(T);
+  std::vector<SampleProfileStats> Stats(T);
+  parallelChunks(T, T, 1, [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K) {
+      Nodes N(Maps[K]);
+      Shard Sh{unsigned(K), T};
+      addBodySamples(P, Image, Sym, N, Stats[K], Sh);
+      addCalls(P, Image, Sym, N, Stats[K], Sh);
+      addExternalEntries(P, Image, Sym, N, Sh);
+    }
+  });
   SampleProfileResult R;
-  Nodes N(R.Profiles);
-  addBodySamples(P, Image, Sym, N, R.Stats);
-  addCalls(P, Image, Sym, N, R.Stats);
-  addExternalEntries(P, Image, Sym, N);
+  R.Profiles = std::move(Maps[0]);
+  using Base = SampleProfileMap::base_type;
+  for (unsigned K = 1; K < T; ++K)
+    static_cast<Base &>(R.Profiles).merge(static_cast<Base &>(Maps[K]));
+  for (const SampleProfileStats &S : Stats) {
+    R.Stats.Instructions += S.Instructions;
+    R.Stats.InstructionsNoDebug += S.InstructionsNoDebug;
+    R.Stats.InstructionsLineZero += S.InstructionsLineZero;
+    R.Stats.Calls += S.Calls;
+    R.Stats.CallsNoDebug += S.CallsNoDebug;
+  }
   addProfileStats(P, Image, Sym, R.Profiles, R.Stats);
   return R;
 }

@@ -101,8 +101,11 @@ public:
   llvm::Error prefetch(llvm::ArrayRef<uint64_t> Addrs, unsigned Jobs = 1);
   /// The inline stack at binary address Addr, innermost first; empty if the
   /// address has no line information (or, when isolated, was not
-  /// prefetched). Valid until the Symbolizer dies.
+  /// prefetched). Valid until the Symbolizer dies. When isolated, threads
+  /// may ask at once (not while a prefetch() runs).
   llvm::ArrayRef<SourceFrame> frames(uint64_t Addr);
+  /// Whether lookups are answered by child processes (prefetch()) only.
+  bool isolated() const;
   /// The file and line of the innermost frame at Addr. Unlike frames(), also
   /// known where no subprogram encloses the address (assembler output has
   /// only a line table) or the inline stack is incomplete.

@@ -58,11 +58,11 @@ struct SampleProfileResult {
 std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
                                              const BinaryImage &Image);
 
-/// Builds the profile. Names in the result point into Sym, which must
-/// outlive it.
+/// Builds the profile, on up to Threads threads (when Sym is isolated).
+/// Names in the result point into Sym, which must outlive it.
 SampleProfileResult buildSampleProfile(const BinaryProfile &P,
                                        const BinaryImage &Image,
-                                       Symbolizer &Sym);
+                                       Symbolizer &Sym, unsigned Threads = 1);
 
 void printSampleProfileStats(const SampleProfileStats &S,
                              llvm::raw_ostream &OS);
