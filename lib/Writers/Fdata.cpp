@@ -41,41 +41,105 @@ std::string location(const BinaryImage &Image, uint64_t A) {
 }
 } // namespace
 
+namespace {
+/// Writes "1 name off" or "0 [unknown] 0" for binary addresses; the name of
+/// the last function written is kept (fdata lines come by source address,
+/// so most sources are in the function of the line before).
+class LocationWriter {
+public:
+  LocationWriter(const BinaryImage &Image, raw_ostream &OS)
+      : Image(Image), OS(OS) {}
+  void write(uint64_t A) {
+    int F = A == ExternalAddr ? -1 : functionAt(A);
+    if (F < 0) {
+      OS << "0 [unknown] 0";
+      return;
+    }
+    const FunctionSym &FS = Image.functions()[F];
+    if (F != Last) {
+      Name = boltName(Image, FS);
+      Last = F;
+    }
+    OS << "1 " << Name << ' ';
+    OS.write_hex(A - FS.Start);
+  }
+
+private:
+  /// Image.functionAt(A), without its search when A is in the last
+  /// function and before the next one's start.
+  int functionAt(uint64_t A) const {
+    ArrayRef<FunctionSym> Fs = Image.functions();
+    if (Last >= 0 && A >= Fs[Last].Start && A < Fs[Last].End &&
+        (size_t(Last) + 1 == Fs.size() || A < Fs[Last + 1].Start))
+      return Last;
+    return Image.functionAt(A);
+  }
+  const BinaryImage &Image;
+  raw_ostream &OS;
+  int Last = -1;
+  std::string Name;
+};
+
+/// One fdata line before its duplicates are summed.
+struct FdataEdge {
+  uint64_t From, To, Mispred, Count;
+};
+} // namespace
+
 void writeFdata(const BinaryProfile &P, const BinaryImage &Image,
                 raw_ostream &OS) {
   // (from, to) -> {mispreds, count}; taken branches and fall-throughs share
-  // the key space as in BOLT's own aggregation.
-  std::map<std::pair<uint64_t, uint64_t>, std::pair<uint64_t, uint64_t>> Out;
+  // the key space as in BOLT's own aggregation: collected, sorted by
+  // (from, to), and summed where equal.
+  auto ByFromTo = [](const FdataEdge &A, const FdataEdge &B) {
+    return std::tie(A.From, A.To) < std::tie(B.From, B.To);
+  };
+  std::vector<FdataEdge> Out;
+  // Entries from outside the binary into a function (from address 0,
+  // ExternalAddr: first), then each function's edges.
+  for (const Edge &E : P.Branches) {
+    if (E.From != ExternalAddr && Image.functionAt(E.From) >= 0)
+      continue;
+    if (E.To == ExternalAddr || Image.functionAt(E.To) < 0)
+      continue;
+    Out.push_back({ExternalAddr, E.To, E.Mispred, E.Count});
+  }
+  llvm::sort(Out, ByFromTo);
   for (const auto &[F, Cfg] : P.Functions) {
     ArrayRef<Inst> I = Image.instructions(F);
+    size_t Begin = Out.size();
     for (const Edge &E : Cfg.Taken) {
       int Idx = instIndexAt(I, E.From);
       if (Idx >= 0 && I[Idx].Kind == InstKind::Return)
         continue;
       if (E.To != ExternalAddr && Image.functionAt(E.To) < 0)
         continue;
-      auto &V = Out[{E.From, E.To}];
-      V.first += E.Mispred;
-      V.second += E.Count;
+      Out.push_back({E.From, E.To, E.Mispred, E.Count});
     }
+    size_t Mid = Out.size();
     for (const Edge &E : Cfg.FallThrough)
-      Out[{E.From, E.To}].second += E.Count;
+      Out.push_back({E.From, E.To, 0, E.Count});
+    // Both are sorted by (from, to): one sorted run per function.
+    std::inplace_merge(Out.begin() + Begin, Out.begin() + Mid, Out.end(),
+                       ByFromTo);
   }
-  // Entries from outside the binary into a function.
-  for (const Edge &E : P.Branches) {
-    if (E.From != ExternalAddr && Image.functionAt(E.From) >= 0)
+  // Functions come by address, so the runs are mostly in order already.
+  if (!std::is_sorted(Out.begin(), Out.end(), ByFromTo))
+    llvm::sort(Out, ByFromTo);
+  LocationWriter L(Image, OS);
+  for (size_t K = 0; K < Out.size();) {
+    FdataEdge E = Out[K];
+    for (++K; K < Out.size() && Out[K].From == E.From && Out[K].To == E.To;
+         ++K) {
+      E.Mispred += Out[K].Mispred;
+      E.Count += Out[K].Count;
+    }
+    if (E.To == ExternalAddr && E.From == ExternalAddr)
       continue;
-    if (E.To == ExternalAddr || Image.functionAt(E.To) < 0)
-      continue;
-    auto &V = Out[{ExternalAddr, E.To}];
-    V.first += E.Mispred;
-    V.second += E.Count;
-  }
-  for (const auto &[K, V] : Out) {
-    if (K.second == ExternalAddr && K.first == ExternalAddr)
-      continue;
-    OS << location(Image, K.first) << ' ' << location(Image, K.second) << ' '
-       << V.first << ' ' << V.second << '\n';
+    L.write(E.From);
+    OS << ' ';
+    L.write(E.To);
+    OS << ' ' << E.Mispred << ' ' << E.Count << '\n';
   }
 }
 
