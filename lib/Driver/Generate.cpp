@@ -639,6 +639,7 @@ Error finishSampleProfile(const Run &R, SampleProfileMap &M, StringRef Kind,
   WO.UseMD5 = R.Opts.UseMD5;
   WO.ProbeBased = ProbeBased;
   WO.PreInlined = PreInlined;
+  WO.Threads = R.Threads;
   if (uint64_t D = fitBranchWeights(M); D > 1)
     R.Diags.note(formatv("{0}: every count divided by {1}, so that the "
                          "largest fits clang's 32-bit branch weights",

@@ -39,6 +39,7 @@
 #include "lbr2prof/Writers/SampleProf.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/OutputFile.h"
+#include "lbr2prof/Support/Parallel.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ProfileData/ProfileCommon.h"
 #include "llvm/ProfileData/SampleProfWriter.h"
@@ -115,8 +116,10 @@ FunctionSamples scaledDown(const FunctionSamples &FS, uint64_t D) {
 /// one number) instead of FunctionId's MD5 hash.
 class ExtBinaryWriter {
 public:
-  ExtBinaryWriter(raw_pwrite_stream &OS, bool ProbeBased, bool PreInlined)
-      : OS(OS), ProbeBased(ProbeBased), PreInlined(PreInlined) {}
+  ExtBinaryWriter(raw_pwrite_stream &OS, bool ProbeBased, bool PreInlined,
+                  unsigned Threads)
+      : OS(OS), ProbeBased(ProbeBased), PreInlined(PreInlined),
+        Threads(std::max(1u, Threads)) {}
 
   /// False (nothing written) if Profiles needs LLVM's writer: a name kept
   /// as a hash, or a full context.
@@ -140,44 +143,54 @@ private:
   };
   raw_pwrite_stream &OS;
   bool ProbeBased, PreInlined;
+  unsigned Threads;
   Section Sections[NumSections] = {
       {SecProfSummary},       {SecNameTable}, {SecCSNameTable},
       {SecFuncOffsetTable},   {SecLBRProfile}, {SecProfileSymbolList},
       {SecFuncMetadata}};
-  /// Each distinct name's bytes -> its number in the sorted table.
-  DenseMap<const char *, uint32_t> Index;
-  /// Each name met, one entry per address.
-  std::vector<FunctionId> Met;
-
-  bool addName(FunctionId F) {
-    if (!F.isStringRef())
-      return false;
-    if (Index.try_emplace(F.stringRef().data(), 0).second)
-      Met.push_back(F);
-    return true;
-  }
-  /// What LLVM's SampleProfileSummaryBuilder counts: every body sample's
-  /// count (inlined callees too, but not those marked duplicated into
-  /// their base profile), by how often each occurs.
-  struct Summary {
+  /// What one walk over some profiles finds: their names, each once per
+  /// address, and what LLVM's SampleProfileSummaryBuilder counts (every
+  /// body sample's count, inlined callees too but not those marked
+  /// duplicated into their base profile, by how often each occurs).
+  struct Scan {
+    /// Each name's bytes -> its number in the sorted table (numberNames).
+    DenseMap<const char *, uint32_t> Index;
+    /// Each name met, one entry per address.
+    std::vector<FunctionId> Met;
     uint64_t Total = 0, Max = 0, MaxFunction = 0, NumCounts = 0;
     uint64_t NumFunctions = 0;
     DenseMap<uint64_t, uint32_t> Frequency;
-    void add(uint64_t C) {
+
+    bool addName(FunctionId F) {
+      if (!F.isStringRef())
+        return false;
+      if (Index.try_emplace(F.stringRef().data(), 0).second)
+        Met.push_back(F);
+      return true;
+    }
+    void count(uint64_t C) {
       Total += C;
       Max = std::max(Max, C);
       ++NumCounts;
       ++Frequency[C];
     }
-  } Sum;
-  /// One walk of S for the name table and the summary; false if a name is
-  /// kept as a hash.
-  bool scan(const FunctionSamples &S, bool Nested, bool Counted);
+    /// Walks S (a top-level profile unless Nested); false if a name is
+    /// kept as a hash.
+    bool walk(const FunctionSamples &S, bool Nested, bool Counted);
+    /// Adds what O found.
+    void add(const Scan &O);
+  } All;
+  /// One walk of Profiles, on Threads threads; false if a profile needs
+  /// LLVM's writer.
+  bool scan(ArrayRef<const FunctionSamples *> Profiles);
   void writeSummary();
   void numberNames();
   void uleb(uint64_t V) { encodeULEB128(V, OS); }
-  void nameIdx(FunctionId F) { uleb(Index.find(F.stringRef().data())->second); }
-  void writeBody(const FunctionSamples &S);
+  void nameIdx(raw_ostream &O, FunctionId F) const {
+    encodeULEB128(All.Index.find(F.stringRef().data())->second, O);
+  }
+  /// Writes S's body to O (threads write bodies at once, each its own O).
+  void writeBody(raw_ostream &O, const FunctionSamples &S) const;
   void writeMetadata(const FunctionSamples &S);
   template <typename Fn> void section(Layout L, Fn Write) {
     uint64_t Start = OS.tell();
@@ -188,25 +201,66 @@ private:
   void flag(Layout L, uint32_t F) { Sections[L].Flags |= uint64_t(F) << 32; }
 };
 
-bool ExtBinaryWriter::scan(const FunctionSamples &S, bool Nested,
-                           bool Counted) {
+bool ExtBinaryWriter::Scan::walk(const FunctionSamples &S, bool Nested,
+                                 bool Counted) {
   if (!Nested) {
-    ++Sum.NumFunctions;
-    Sum.MaxFunction = std::max(Sum.MaxFunction, S.getHeadSamples());
+    ++NumFunctions;
+    MaxFunction = std::max(MaxFunction, S.getHeadSamples());
   } else if (S.getContext().hasAttribute(ContextDuplicatedIntoBase)) {
     Counted = false;
   }
   for (const auto &[Loc, Rec] : S.getBodySamples()) {
     if (Counted)
-      Sum.add(Rec.getSamples());
+      count(Rec.getSamples());
     for (const auto &[F, C] : Rec.getCallTargets())
       if (!addName(F))
         return false;
   }
   for (const auto &[Loc, Callees] : S.getCallsiteSamples())
     for (const auto &[Name, Callee] : Callees)
-      if (!addName(Callee.getFunction()) || !scan(Callee, true, Counted))
+      if (!addName(Callee.getFunction()) || !walk(Callee, true, Counted))
         return false;
+  return true;
+}
+
+void ExtBinaryWriter::Scan::add(const Scan &O) {
+  for (FunctionId F : O.Met)
+    addName(F);
+  Total += O.Total;
+  Max = std::max(Max, O.Max);
+  MaxFunction = std::max(MaxFunction, O.MaxFunction);
+  NumCounts += O.NumCounts;
+  NumFunctions += O.NumFunctions;
+  for (const auto &[C, N] : O.Frequency)
+    Frequency[C] += N;
+}
+
+bool ExtBinaryWriter::scan(ArrayRef<const FunctionSamples *> Profiles) {
+  // A part per thread, added up in order: the result is one walk's.
+  unsigned T = Profiles.size() >= 1024 ? Threads : 1;
+  std::vector<Scan> Part(T);
+  std::vector<char> Ok(T, 1);
+  size_t Per = (Profiles.size() + T - 1) / T;
+  parallelChunks(T, T, 1, [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K)
+      for (size_t I = K * Per; I < std::min(Profiles.size(), (K + 1) * Per);
+           ++I) {
+        const FunctionSamples &S = *Profiles[I];
+        if (S.getContext().hasContext() || !Part[K].addName(S.getFunction()) ||
+            !Part[K].walk(S, false, true)) {
+          Ok[K] = 0;
+          break;
+        }
+      }
+  });
+  for (unsigned K = 0; K < T; ++K) {
+    if (!Ok[K])
+      return false;
+    if (K == 0)
+      All = std::move(Part[0]);
+    else
+      All.add(Part[K]);
+  }
   return true;
 }
 
@@ -215,23 +269,23 @@ void ExtBinaryWriter::writeSummary() {
   // million of the total, ascending), the count at which the hottest
   // counts, taken a distinct count at a time, first reach that share, and
   // how many counts that took.
-  std::vector<std::pair<uint64_t, uint32_t>> Freq(Sum.Frequency.begin(),
-                                                  Sum.Frequency.end());
+  std::vector<std::pair<uint64_t, uint32_t>> Freq(All.Frequency.begin(),
+                                                  All.Frequency.end());
   llvm::sort(Freq, [](const auto &A, const auto &B) { return A > B; });
   std::vector<uint32_t> Cutoffs(ProfileSummaryBuilder::DefaultCutoffs.begin(),
                                 ProfileSummaryBuilder::DefaultCutoffs.end());
   llvm::sort(Cutoffs);
-  uleb(Sum.Total);
-  uleb(Sum.Max);
-  uleb(Sum.MaxFunction);
-  uleb(Sum.NumCounts);
-  uleb(Sum.NumFunctions);
+  uleb(All.Total);
+  uleb(All.Max);
+  uleb(All.MaxFunction);
+  uleb(All.NumCounts);
+  uleb(All.NumFunctions);
   uleb(Cutoffs.size());
   size_t I = 0;
   uint32_t Seen = 0;
   uint64_t Acc = 0, Count = 0;
   for (uint32_t Cutoff : Cutoffs) {
-    uint64_t Desired = uint64_t((unsigned __int128)Sum.Total * Cutoff /
+    uint64_t Desired = uint64_t((unsigned __int128)All.Total * Cutoff /
                                 ProfileSummary::Scale);
     for (; Acc < Desired && I < Freq.size(); ++I) {
       Count = Freq[I].first;
@@ -245,22 +299,22 @@ void ExtBinaryWriter::writeSummary() {
 }
 
 void ExtBinaryWriter::numberNames() {
-  std::vector<uint32_t> Order(Met.size());
+  std::vector<uint32_t> Order(All.Met.size());
   for (uint32_t I = 0; I < Order.size(); ++I)
     Order[I] = I;
-  llvm::sort(Order, [&](uint32_t A, uint32_t B) { return Met[A] < Met[B]; });
+  llvm::sort(Order, [&](uint32_t A, uint32_t B) { return All.Met[A] < All.Met[B]; });
   uint64_t Count = 0;
   for (size_t I = 0; I < Order.size(); ++I)
-    Count += I == 0 || Met[Order[I - 1]] != Met[Order[I]];
+    Count += I == 0 || All.Met[Order[I - 1]] != All.Met[Order[I]];
   uleb(Count);
   uint32_t N = 0;
   bool Uniq = false;
   for (size_t I = 0; I < Order.size(); ++I) {
-    const FunctionId &F = Met[Order[I]];
-    if (I != 0 && Met[Order[I - 1]] != F)
+    const FunctionId &F = All.Met[Order[I]];
+    if (I != 0 && All.Met[Order[I - 1]] != F)
       ++N;
-    Index[F.stringRef().data()] = N;
-    if (I == 0 || Met[Order[I - 1]] != F) {
+    All.Index[F.stringRef().data()] = N;
+    if (I == 0 || All.Met[Order[I - 1]] != F) {
       OS << F.stringRef();
       uleb(0);
       Uniq |= F.stringRef().contains(FunctionSamples::UniqSuffix);
@@ -270,8 +324,10 @@ void ExtBinaryWriter::numberNames() {
     flag(LNames, uint32_t(SecNameTableFlags::SecFlagUniqSuffix));
 }
 
-void ExtBinaryWriter::writeBody(const FunctionSamples &S) {
-  nameIdx(S.getFunction());
+void ExtBinaryWriter::writeBody(raw_ostream &O,
+                                const FunctionSamples &S) const {
+  auto uleb = [&](uint64_t V) { encodeULEB128(V, O); };
+  nameIdx(O, S.getFunction());
   uleb(S.getTotalSamples());
   uleb(S.getBodySamples().size());
   SmallVector<std::pair<FunctionId, uint64_t>, 4> Targets;
@@ -286,7 +342,7 @@ void ExtBinaryWriter::writeBody(const FunctionSamples &S) {
       return A.second != B.second ? A.second > B.second : A.first < B.first;
     });
     for (const auto &[F, C] : Targets) {
-      nameIdx(F);
+      nameIdx(O, F);
       uleb(C);
     }
   }
@@ -298,12 +354,12 @@ void ExtBinaryWriter::writeBody(const FunctionSamples &S) {
     for (const auto &[Name, Callee] : Callees) {
       uleb(Loc.LineOffset);
       uleb(Loc.Discriminator);
-      writeBody(Callee);
+      writeBody(O, Callee);
     }
 }
 
 void ExtBinaryWriter::writeMetadata(const FunctionSamples &S) {
-  nameIdx(S.getFunction());
+  nameIdx(OS, S.getFunction());
   if (ProbeBased)
     uleb(S.getFunctionHash());
   if (PreInlined)
@@ -321,10 +377,12 @@ void ExtBinaryWriter::writeMetadata(const FunctionSamples &S) {
 }
 
 bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
+  std::vector<const FunctionSamples *> InMapOrder;
+  InMapOrder.reserve(Profiles.size());
   for (const auto &[Hash, S] : Profiles)
-    if (S.getContext().hasContext() || !addName(S.getFunction()) ||
-        !scan(S, false, true))
-      return false;
+    InMapOrder.push_back(&S);
+  if (!scan(InMapOrder))
+    return false;
   uint64_t Start = OS.tell();
   uleb(SPMagic(SPF_Ext_Binary));
   uleb(SPVersion());
@@ -344,18 +402,38 @@ bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
     std::vector<NameFunctionSamples> Sorted;
     sortFuncProfiles(Profiles, Sorted);
     Offsets.reserve(Sorted.size());
-    uint64_t ProfilesStart = OS.tell();
-    for (const auto &[Hash, S] : Sorted) {
-      Offsets.push_back({S, OS.tell() - ProfilesStart});
-      uleb(S->getHeadSamples());
-      writeBody(*S);
+    // Bodies are encoded in parts on the threads (a part's buffer and its
+    // profiles' offsets in it), then written in order.
+    unsigned T = Sorted.size() >= 1024 ? Threads : 1;
+    size_t NumParts = T == 1 ? 1 : 4 * size_t(T);
+    size_t Per = (Sorted.size() + NumParts - 1) / NumParts;
+    std::vector<std::string> Buf(NumParts);
+    std::vector<uint64_t> Local(Sorted.size());
+    parallelChunks(NumParts, T, 1, [&](size_t B, size_t E) {
+      for (size_t K = B; K < E; ++K) {
+        raw_string_ostream O(Buf[K]);
+        for (size_t I = K * Per; I < std::min(Sorted.size(), (K + 1) * Per);
+             ++I) {
+          Local[I] = O.tell();
+          encodeULEB128(Sorted[I].second->getHeadSamples(), O);
+          writeBody(O, *Sorted[I].second);
+        }
+      }
+    });
+    uint64_t At = 0;
+    for (size_t K = 0; K < NumParts; ++K) {
+      for (size_t I = K * Per; I < std::min(Sorted.size(), (K + 1) * Per);
+           ++I)
+        Offsets.push_back({Sorted[I].second, At + Local[I]});
+      OS << Buf[K];
+      At += Buf[K].size();
     }
   });
   section(LSymbols, [] {});
   section(LOffsets, [&] {
     uleb(Offsets.size());
     for (const auto &[S, Offset] : Offsets) {
-      nameIdx(S->getFunction());
+      nameIdx(OS, S->getFunction());
       uleb(Offset);
     }
   });
@@ -421,7 +499,8 @@ Error writeSampleProfile(SampleProfileMap &Profiles, StringRef Path,
   // that change what LLVM writes send the rest to LLVM's writer.
   if (F == SPF_Ext_Binary && !Opts.UseMD5 && !FunctionSamples::ProfileIsCS &&
       !FunctionSamples::ProfileIsFS && !Opts.LLVMWriter) {
-    ExtBinaryWriter W((*Out)->os(), Opts.ProbeBased, Opts.PreInlined);
+    ExtBinaryWriter W((*Out)->os(), Opts.ProbeBased, Opts.PreInlined,
+                      Opts.Threads);
     if (W.write(Profiles))
       return (*Out)->commit();
   }

@@ -10,7 +10,8 @@
 // nested inlined callees, several callees at one call site, checksums
 // (probe-based) and attributes (pre-inlined), the summary's counts
 // (inlined callees duplicated into their base profile are left out), an
-// empty profile, and random profiles of every shape. LLVM's reader reads ours back too.
+// empty profile, random profiles of every shape, and a profile large
+// enough to be written on several threads. LLVM's reader reads ours back too.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Writers/SampleProf.h"
@@ -197,6 +198,26 @@ TEST(SampleWriter, SameBytesAsLLVMOnRandomProfiles) {
     ASSERT_TRUE(L == Ours) << "seed " << Seed << ": bytes differ";
     if (!O.ProbeBased)
       expectReadable(Ours, M.size());
+  }
+}
+
+TEST(SampleWriter, SameBytesAsLLVMOnThreads) {
+  // Past 1,024 profiles our writer walks and encodes them on the threads it
+  // is given, in parts joined in order: the bytes must not change.
+  std::mt19937 G(7);
+  NamePool N;
+  SampleProfileMap M;
+  for (unsigned F = 0; F < 3000; ++F) {
+    FunctionSamples &S = profile(M, N.name("f" + std::to_string(F)));
+    S.addHeadSamples(G() % 4);
+    randomBody(S, G, N, 2);
+  }
+  for (unsigned Threads : {2u, 3u}) {
+    SampleWriterOptions O;
+    O.Threads = Threads;
+    auto [L, Ours] = writeBoth(M, O);
+    ASSERT_TRUE(L == Ours) << Threads << " threads: bytes differ";
+    expectReadable(Ours, M.size());
   }
 }
 

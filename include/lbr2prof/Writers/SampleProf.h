@@ -35,6 +35,8 @@ struct SampleWriterOptions {
   /// own writer of the same bytes applies (names, no MD5, no full
   /// contexts): for tests that compare the two.
   bool LLVMWriter = false;
+  /// Threads our extbinary writer may use (the same bytes on any number).
+  unsigned Threads = 1;
 };
 
 /// The largest body-sample or call-target count written: clang turns them
