@@ -270,26 +270,40 @@ LineRowsResult LineRowReader::lookup(DWARFUnit &U, ArrayRef<uint64_t> Addrs,
               return std::tie(L.SectionIndex, L.HighPC, L.FirstRow) <
                      std::tie(R.SectionIndex, R.HighPC, R.FirstRow);
             });
+  auto ByAddress = [](const Row &L, const Row &R) {
+    return std::tie(L.SectionIndex, L.Address) <
+           std::tie(R.SectionIndex, R.Address);
+  };
+  // Addrs ascend, so both searches' answers do too: each starts where the
+  // last one ended, and an address in the same sequence as the last, or
+  // before the same row, is answered without a search (every earlier
+  // element was already at or below the last address).
+  auto Seq = Sequences.begin();
+  const Row *UB = nullptr; // the last row search's answer, in LastSeq
+  auto LastSeq = Sequences.end();
   for (size_t K = 0; K < Addrs.size(); ++K) {
     uint64_t A = Addrs[K];
+    assert((K == 0 || Addrs[K - 1] <= A) && "addresses must ascend");
     Out[K] = LineRow();
     Sequence Key{0, A, Undef, 0, 0};
-    auto It = std::upper_bound(Sequences.begin(), Sequences.end(), Key,
-                               ByHighPC);
+    if (Seq == Sequences.end() || !ByHighPC(Key, *Seq))
+      Seq = std::upper_bound(Seq, Sequences.end(), Key, ByHighPC);
+    auto It = Seq;
     if (It == Sequences.end() || It->SectionIndex != Undef ||
         !(It->LowPC <= A && A < It->HighPC))
       continue;
     if (It->FirstRow == It->LastRow)
       return LineRowsResult::Declined; // cannot be: its rows were kept
-    auto ByAddress = [](const Row &L, const Row &R) {
-      return std::tie(L.SectionIndex, L.Address) <
-             std::tie(R.SectionIndex, R.Address);
-    };
     Row Probe{A, Undef, 0, 0, 0};
     const Row *First = Rows.data() + It->FirstRow;
     const Row *Last = Rows.data() + It->LastRow;
-    const Row *At =
-        std::upper_bound(First + 1, Last - 1, Probe, ByAddress) - 1;
+    if (It != LastSeq) {
+      UB = First + 1;
+      LastSeq = It;
+    }
+    if (UB != Last - 1 && !ByAddress(Probe, *UB))
+      UB = std::upper_bound(UB, Last - 1, Probe, ByAddress);
+    const Row *At = UB - 1;
     Out[K] = {At->Line, At->Discriminator, At->File, true};
   }
   return LineRowsResult::Done;
