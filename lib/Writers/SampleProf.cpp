@@ -189,6 +189,22 @@ private:
   void nameIdx(raw_ostream &O, FunctionId F) const {
     encodeULEB128(All.Index.find(F.stringRef().data())->second, O);
   }
+  /// Writes the number of S's inlined callees, then each one's call site
+  /// (line offset, discriminator) and what Write writes of it.
+  template <typename Fn>
+  static void writeInlined(raw_ostream &O, const FunctionSamples &S,
+                           Fn Write) {
+    uint64_t N = 0;
+    for (const auto &[Loc, Callees] : S.getCallsiteSamples())
+      N += Callees.size();
+    encodeULEB128(N, O);
+    for (const auto &[Loc, Callees] : S.getCallsiteSamples())
+      for (const auto &[Name, Callee] : Callees) {
+        encodeULEB128(Loc.LineOffset, O);
+        encodeULEB128(Loc.Discriminator, O);
+        Write(Callee);
+      }
+  }
   /// Writes S's body to O (threads write bodies at once, each its own O).
   void writeBody(raw_ostream &O, const FunctionSamples &S) const;
   void writeMetadata(const FunctionSamples &S);
@@ -346,16 +362,7 @@ void ExtBinaryWriter::writeBody(raw_ostream &O,
       uleb(C);
     }
   }
-  uint64_t NumCallsites = 0;
-  for (const auto &[Loc, Callees] : S.getCallsiteSamples())
-    NumCallsites += Callees.size();
-  uleb(NumCallsites);
-  for (const auto &[Loc, Callees] : S.getCallsiteSamples())
-    for (const auto &[Name, Callee] : Callees) {
-      uleb(Loc.LineOffset);
-      uleb(Loc.Discriminator);
-      writeBody(O, Callee);
-    }
+  writeInlined(O, S, [&](const FunctionSamples &C) { writeBody(O, C); });
 }
 
 void ExtBinaryWriter::writeMetadata(const FunctionSamples &S) {
@@ -364,16 +371,7 @@ void ExtBinaryWriter::writeMetadata(const FunctionSamples &S) {
     uleb(S.getFunctionHash());
   if (PreInlined)
     uleb(S.getContext().getAllAttributes());
-  uint64_t NumCallsites = 0;
-  for (const auto &[Loc, Callees] : S.getCallsiteSamples())
-    NumCallsites += Callees.size();
-  uleb(NumCallsites);
-  for (const auto &[Loc, Callees] : S.getCallsiteSamples())
-    for (const auto &[Name, Callee] : Callees) {
-      uleb(Loc.LineOffset);
-      uleb(Loc.Discriminator);
-      writeMetadata(Callee);
-    }
+  writeInlined(OS, S, [&](const FunctionSamples &C) { writeMetadata(C); });
 }
 
 bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
