@@ -163,11 +163,14 @@ public:
   /// context-sensitive profile before its summary (so that splitting by
   /// context does not lower the thresholds).
   std::vector<uint64_t> countsAtCutoffs(llvm::ArrayRef<double> Cutoffs) const {
-    std::map<std::pair<uint32_t, llvm::sampleprof::LineLocation>, uint64_t>
-        ContextLess;
+    // By (suffix, line offset, discriminator); only the counts are used,
+    // so a hash table does (a std::map of them was 4% of sqlite's CSSPGO).
+    llvm::DenseMap<std::pair<uint32_t, uint64_t>, uint64_t> ContextLess;
     for (const auto &[Key, N] : Nodes)
       for (const auto &[L, Count] : N.Body)
-        ContextLess[{uint32_t(Key), L}] += Count;
+        ContextLess[{uint32_t(Key),
+                     (uint64_t(L.LineOffset) << 32) | L.Discriminator}] +=
+            Count;
     std::vector<uint64_t> C;
     uint64_t Sum = 0;
     for (const auto &[Unused, Count] : ContextLess)
