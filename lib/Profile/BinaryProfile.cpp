@@ -100,27 +100,71 @@ void touchFunction(const BinaryImage &Image, uint64_t A,
     Touched[F] = 1;
 }
 
+/// Step 1 over the entries of a raw map M: Fn(Entry, Out, Stats, Touched)
+/// for each, on up to Threads threads, each a contiguous part of the
+/// entries with its own outputs, joined in the map's order (what one thread
+/// would give: outputs in order, statistics and touched functions added).
+template <typename MapT, typename OutT, typename Fn>
+void collect(const MapT &M, unsigned Threads, std::vector<OutT> &Out,
+             ProfileStats &St, std::vector<char> &Touched, Fn F) {
+  if (Threads <= 1 || M.size() < 2048) {
+    for (const auto &E : M)
+      F(E, Out, St, Touched);
+    return;
+  }
+  std::vector<const typename MapT::value_type *> Entries;
+  Entries.reserve(M.size());
+  for (const auto &E : M)
+    Entries.push_back(&E);
+  struct Part {
+    std::vector<OutT> Out;
+    ProfileStats St;
+    std::vector<char> Touched;
+  };
+  std::vector<Part> Parts(Threads);
+  size_t Per = (Entries.size() + Threads - 1) / Threads;
+  parallelChunks(Threads, Threads, 1, [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K) {
+      Part &Pt = Parts[K];
+      Pt.Touched.assign(Touched.size(), 0);
+      for (size_t I = K * Per; I < std::min(Entries.size(), (K + 1) * Per);
+           ++I)
+        F(*Entries[I], Pt.Out, Pt.St, Pt.Touched);
+    }
+  });
+  for (Part &Pt : Parts) {
+    Out.insert(Out.end(), Pt.Out.begin(), Pt.Out.end());
+    St.add(Pt.St);
+    for (size_t K = 0; K < Touched.size(); ++K)
+      Touched[K] |= Pt.Touched[K];
+  }
+}
+
 /// Step 1, branches: those with an end in this binary go to P.Branches in
 /// binary addresses, sorted, with window-weighted count estimates.
 void collectBranches(const RawProfile &Raw, int Dso, const BinaryImage &Image,
-                     BinaryProfile &P, std::vector<char> &Touched) {
-  ProfileStats &St = P.Stats;
-  for (const auto &[K, C] : Raw.Branches) {
-    bump(St.BranchesTotal, C.Count);
-    // Counts are window-weighted estimates; mispredictions keep their
-    // observed ratio.
-    uint64_t Est = Raw.estimate(C.Weight, C.Count);
-    uint64_t Mis = C.Count ? uint64_t(double(C.Mispred) * Est / C.Count + 0.5)
-                           : 0;
-    Edge E{toBinaryAddr(K.first, Dso, Image),
-           toBinaryAddr(K.second, Dso, Image), Est, Mis, C.Count};
-    if (E.From == ExternalAddr && E.To == ExternalAddr)
-      continue;
-    bump(St.BranchesInBinary, C.Count);
-    touchFunction(Image, E.From, Touched);
-    touchFunction(Image, E.To, Touched);
-    P.Branches.push_back(E);
-  }
+                     BinaryProfile &P, std::vector<char> &Touched,
+                     unsigned Threads) {
+  collect(Raw.Branches, Threads, P.Branches, P.Stats, Touched,
+          [&](const auto &KV, std::vector<Edge> &Out, ProfileStats &St,
+              std::vector<char> &Touched) {
+            const auto &[K, C] = KV;
+            bump(St.BranchesTotal, C.Count);
+            // Counts are window-weighted estimates; mispredictions keep
+            // their observed ratio.
+            uint64_t Est = Raw.estimate(C.Weight, C.Count);
+            uint64_t Mis =
+                C.Count ? uint64_t(double(C.Mispred) * Est / C.Count + 0.5)
+                        : 0;
+            Edge E{toBinaryAddr(K.first, Dso, Image),
+                   toBinaryAddr(K.second, Dso, Image), Est, Mis, C.Count};
+            if (E.From == ExternalAddr && E.To == ExternalAddr)
+              return;
+            bump(St.BranchesInBinary, C.Count);
+            touchFunction(Image, E.From, Touched);
+            touchFunction(Image, E.To, Touched);
+            Out.push_back(E);
+          });
   std::sort(P.Branches.begin(), P.Branches.end(),
             [](const Edge &A, const Edge &B) {
               return std::tie(A.From, A.To) < std::tie(B.From, B.To);
@@ -131,26 +175,31 @@ void collectBranches(const RawProfile &Raw, int Dso, const BinaryImage &Image,
 /// addresses.
 std::vector<AddrRange> collectRanges(const RawProfile &Raw, int Dso,
                                      const BinaryImage &Image, ProfileStats &St,
-                                     std::vector<char> &Touched) {
+                                     std::vector<char> &Touched,
+                                     unsigned Threads) {
   std::vector<AddrRange> Ranges;
-  for (const auto &[K, RC] : Raw.Ranges) {
-    // Statistics count entries seen; the CFG counts use the estimates.
-    uint64_t C = RC.Count;
-    bump(St.RangesTotal, C);
-    if (locDso(K.first) != Dso) {
-      bump(St.RangeOtherDso, C);
-      continue;
-    }
-    uint64_t B = toBinaryAddr(K.first, Dso, Image),
-             E = toBinaryAddr(K.second, Dso, Image);
-    if (B == ExternalAddr || E == ExternalAddr) {
-      bump(St.RangeOutsideFunctions, C);
-      continue;
-    }
-    Ranges.push_back({B, E, Raw.estimate(RC.Weight, C), C});
-    touchFunction(Image, B, Touched);
-    touchFunction(Image, E, Touched);
-  }
+  collect(Raw.Ranges, Threads, Ranges, St, Touched,
+          [&](const auto &KV, std::vector<AddrRange> &Out, ProfileStats &St,
+              std::vector<char> &Touched) {
+            const auto &[K, RC] = KV;
+            // Statistics count entries seen; the CFG counts use the
+            // estimates.
+            uint64_t C = RC.Count;
+            bump(St.RangesTotal, C);
+            if (locDso(K.first) != Dso) {
+              bump(St.RangeOtherDso, C);
+              return;
+            }
+            uint64_t B = toBinaryAddr(K.first, Dso, Image),
+                     E = toBinaryAddr(K.second, Dso, Image);
+            if (B == ExternalAddr || E == ExternalAddr) {
+              bump(St.RangeOutsideFunctions, C);
+              return;
+            }
+            Out.push_back({B, E, Raw.estimate(RC.Weight, C), C});
+            touchFunction(Image, B, Touched);
+            touchFunction(Image, E, Touched);
+          });
   return Ranges;
 }
 
@@ -342,18 +391,8 @@ void countRanges(const BinaryImage &Image, std::vector<AddrRange> &Ranges,
                           Cuts[C], Cuts[C + 1] - Cuts[C]),
                       W, CountsOnly, Part[C]);
   });
-  auto add = [](ProfileStats::Reason &To, const ProfileStats::Reason &R) {
-    To.Count += R.Count;
-    To.Distinct += R.Distinct;
-  };
-  for (const ProfileStats &P : Part) {
-    add(St.RangeOutsideFunctions, P.RangeOutsideFunctions);
-    add(St.RangeCrossFunction, P.RangeCrossFunction);
-    add(St.RangeBackwards, P.RangeBackwards);
-    add(St.RangeNotBoundary, P.RangeNotBoundary);
-    add(St.RangeCrossUncond, P.RangeCrossUncond);
-    add(St.RangesValid, P.RangesValid);
-  }
+  for (const ProfileStats &P : Part)
+    St.add(P);
 }
 
 /// Step 5: the CFG of function F from its working state: instruction
@@ -423,9 +462,9 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
   BinaryProfile P;
   // 1. Branches and ranges in binary addresses; which functions they touch.
   std::vector<char> Touched(Image.functions().size(), 0);
-  collectBranches(Raw, Dso, Image, P, Touched);
+  collectBranches(Raw, Dso, Image, P, Touched, Opts.Threads);
   std::vector<AddrRange> Ranges =
-      collectRanges(Raw, Dso, Image, P.Stats, Touched);
+      collectRanges(Raw, Dso, Image, P.Stats, Touched, Opts.Threads);
 
   // 2. Decode the touched functions (in parallel).
   std::vector<unsigned> Funcs;

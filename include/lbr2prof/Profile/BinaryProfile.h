@@ -80,6 +80,31 @@ struct ProfileStats {
   Reason BranchesTargetNotBoundary; ///< dropped: target mid-instruction
   Reason BranchesSourceNotBranch;   ///< dropped: source cannot branch
   Reason BranchesWrongTarget;       ///< dropped: differs from encoded target
+
+  /// Adds O's counts (those of another part of the same work).
+  void add(const ProfileStats &O) {
+    static_assert(sizeof(ProfileStats) == 15 * sizeof(Reason),
+                  "a new reason must be added here too");
+    auto add = [](Reason &To, const Reason &From) {
+      To.Count += From.Count;
+      To.Distinct += From.Distinct;
+    };
+    add(RangesTotal, O.RangesTotal);
+    add(RangesValid, O.RangesValid);
+    add(RangeOutsideFunctions, O.RangeOutsideFunctions);
+    add(RangeCrossFunction, O.RangeCrossFunction);
+    add(RangeBackwards, O.RangeBackwards);
+    add(RangeNotBoundary, O.RangeNotBoundary);
+    add(RangeCrossUncond, O.RangeCrossUncond);
+    add(RangeOtherDso, O.RangeOtherDso);
+    add(BranchesTotal, O.BranchesTotal);
+    add(BranchesInBinary, O.BranchesInBinary);
+    add(BranchesReturn, O.BranchesReturn);
+    add(BranchesSourceNotBoundary, O.BranchesSourceNotBoundary);
+    add(BranchesTargetNotBoundary, O.BranchesTargetNotBoundary);
+    add(BranchesSourceNotBranch, O.BranchesSourceNotBranch);
+    add(BranchesWrongTarget, O.BranchesWrongTarget);
+  }
 };
 
 struct BinaryProfile {
