@@ -122,16 +122,13 @@ void collect(const MapT &M, unsigned Threads, std::vector<OutT> &Out,
     std::vector<char> Touched;
   };
   std::vector<Part> Parts(Threads);
-  size_t Per = (Entries.size() + Threads - 1) / Threads;
-  parallelChunks(Threads, Threads, 1, [&](size_t B, size_t E) {
-    for (size_t K = B; K < E; ++K) {
-      Part &Pt = Parts[K];
-      Pt.Touched.assign(Touched.size(), 0);
-      for (size_t I = K * Per; I < std::min(Entries.size(), (K + 1) * Per);
-           ++I)
-        F(*Entries[I], Pt.Out, Pt.St, Pt.Touched);
-    }
-  });
+  parallelParts(Entries.size(), Threads, Threads,
+                [&](size_t K, size_t B, size_t E) {
+                  Part &Pt = Parts[K];
+                  Pt.Touched.assign(Touched.size(), 0);
+                  for (size_t I = B; I < E; ++I)
+                    F(*Entries[I], Pt.Out, Pt.St, Pt.Touched);
+                });
   for (Part &Pt : Parts) {
     Out.insert(Out.end(), Pt.Out.begin(), Pt.Out.end());
     St.add(Pt.St);

@@ -248,8 +248,8 @@ public:
     return Id;
   }
   /// Calls Fn on each group of trie node P's chain, outermost first, in
-  /// place (chainGroups() copies them: a copy of every group of every chain
-  /// was a tenth of sqlite's CSSPGO).
+  /// place (chainGroups() copies them: copying every group of every chain
+  /// for baseAt() and the split was 1.3% of sqlite's CSSPGO samples).
   template <typename Fn> void forEachChainGroup(uint32_t P, Fn F) const {
     llvm::SmallVector<uint32_t, 16> Path;
     for (uint32_t N = P; N != ChainRoot; N = ChainParent[N])
@@ -261,9 +261,9 @@ public:
   std::vector<llvm::sampleprof::SampleContextFrameVector>
   chainGroups(uint32_t P) const {
     std::vector<llvm::sampleprof::SampleContextFrameVector> Groups;
-    for (uint32_t N = P; N != ChainRoot; N = ChainParent[N])
-      Groups.push_back(ChainGroups.get(ChainGroup[N]));
-    std::reverse(Groups.begin(), Groups.end());
+    forEachChainGroup(P, [&](const llvm::sampleprof::SampleContextFrameVector &G) {
+      Groups.push_back(G);
+    });
     return Groups;
   }
   /// The number of call-site groups of Base's chain.

@@ -256,18 +256,15 @@ bool ExtBinaryWriter::scan(ArrayRef<const FunctionSamples *> Profiles) {
   unsigned T = Profiles.size() >= 1024 ? Threads : 1;
   std::vector<Scan> Part(T);
   std::vector<char> Ok(T, 1);
-  size_t Per = (Profiles.size() + T - 1) / T;
-  parallelChunks(T, T, 1, [&](size_t B, size_t E) {
-    for (size_t K = B; K < E; ++K)
-      for (size_t I = K * Per; I < std::min(Profiles.size(), (K + 1) * Per);
-           ++I) {
-        const FunctionSamples &S = *Profiles[I];
-        if (S.getContext().hasContext() || !Part[K].addName(S.getFunction()) ||
-            !Part[K].walk(S, false, true)) {
-          Ok[K] = 0;
-          break;
-        }
+  parallelParts(Profiles.size(), T, T, [&](size_t K, size_t B, size_t E) {
+    for (size_t I = B; I < E; ++I) {
+      const FunctionSamples &S = *Profiles[I];
+      if (S.getContext().hasContext() || !Part[K].addName(S.getFunction()) ||
+          !Part[K].walk(S, false, true)) {
+        Ok[K] = 0;
+        break;
       }
+    }
   });
   for (unsigned K = 0; K < T; ++K) {
     if (!Ok[K])
@@ -404,24 +401,21 @@ bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
     // profiles' offsets in it), then written in order.
     unsigned T = Sorted.size() >= 1024 ? Threads : 1;
     size_t NumParts = T == 1 ? 1 : 4 * size_t(T);
-    size_t Per = (Sorted.size() + NumParts - 1) / NumParts;
     std::vector<std::string> Buf(NumParts);
     std::vector<uint64_t> Local(Sorted.size());
-    parallelChunks(NumParts, T, 1, [&](size_t B, size_t E) {
-      for (size_t K = B; K < E; ++K) {
-        raw_string_ostream O(Buf[K]);
-        for (size_t I = K * Per; I < std::min(Sorted.size(), (K + 1) * Per);
-             ++I) {
-          Local[I] = O.tell();
-          encodeULEB128(Sorted[I].second->getHeadSamples(), O);
-          writeBody(O, *Sorted[I].second);
-        }
-      }
-    });
+    parallelParts(Sorted.size(), NumParts, T,
+                  [&](size_t K, size_t B, size_t E) {
+                    raw_string_ostream O(Buf[K]);
+                    for (size_t I = B; I < E; ++I) {
+                      Local[I] = O.tell();
+                      encodeULEB128(Sorted[I].second->getHeadSamples(), O);
+                      writeBody(O, *Sorted[I].second);
+                    }
+                  });
     uint64_t At = 0;
     for (size_t K = 0; K < NumParts; ++K) {
-      for (size_t I = K * Per; I < std::min(Sorted.size(), (K + 1) * Per);
-           ++I)
+      auto [B, E] = partOf(Sorted.size(), NumParts, K);
+      for (size_t I = B; I < E; ++I)
         Offsets.push_back({Sorted[I].second, At + Local[I]});
       OS << Buf[K];
       At += Buf[K].size();

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstddef>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace lbr2prof {
@@ -45,6 +46,27 @@ void parallelChunks(size_t N, unsigned Threads, size_t Chunk, Fn &&F) {
   Work();
   for (std::thread &T : Others)
     T.join();
+}
+
+/// Part K of [0, N) cut into Parts >= 1 contiguous parts of nearly equal
+/// size (the last ones may be empty): [first, second).
+inline std::pair<size_t, size_t> partOf(size_t N, size_t Parts, size_t K) {
+  size_t Per = (N + Parts - 1) / Parts;
+  return {std::min(N, K * Per), std::min(N, (K + 1) * Per)};
+}
+
+/// Calls Fn(K, Begin, End) for each part K of [0, N) (partOf), on Threads
+/// threads. Part K's range comes before part K + 1's, so what each part
+/// keeps of its own joins, in part order, into what one thread would have
+/// made.
+template <typename Fn>
+void parallelParts(size_t N, size_t Parts, unsigned Threads, Fn &&F) {
+  parallelChunks(Parts, Threads, 1, [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K) {
+      auto [PB, PE] = partOf(N, Parts, K);
+      F(K, PB, PE);
+    }
+  });
 }
 
 } // namespace lbr2prof
