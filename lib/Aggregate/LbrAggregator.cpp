@@ -35,11 +35,23 @@ static void accumulate(RangeCount &C, const RangeCount &V) {
   C.Weight += V.Weight;
 }
 
-void RawProfile::merge(const RawProfile &O) {
+void RawProfile::merge(const RawProfile &O, unsigned Threads) {
+  // The two largest maps are independent: with two threads, the ranges
+  // merge beside the branches (each about 90k entries from bench/scale's
+  // 20 MB broad recording: 0.03 s on one thread).
+  auto MergeRanges = [&] {
+    for (const auto &[K, V] : O.Ranges)
+      accumulate(Ranges[K], V);
+  };
+  std::thread Other;
+  if (Threads > 1 && O.Ranges.size() >= 4096)
+    Other = std::thread(MergeRanges);
+  else
+    MergeRanges();
   for (const auto &[K, V] : O.Branches)
     accumulate(Branches[K], V);
-  for (const auto &[K, V] : O.Ranges)
-    accumulate(Ranges[K], V);
+  if (Other.joinable())
+    Other.join();
   WeightedEntries += O.WeightedEntries;
   TotalWeight += O.TotalWeight;
   SamplesWithoutPeriod += O.SamplesWithoutPeriod;
@@ -627,6 +639,36 @@ public:
       if (T.joinable())
         T.join();
   }
+  /// The end of the input: the calling thread counts queued batches into
+  /// Main alongside the workers instead of waiting for them, then
+  /// finalizes Main while each worker finalizes its own counter before it
+  /// exits (the workers' tails and finalizing were a serial 0.05 s of the
+  /// 0.14 s read of bench/scale's 20 MB broad recording).
+  void finish(SampleCounter &Main) {
+    std::string Err;
+    while (true) {
+      std::unique_ptr<Batch> B;
+      {
+        std::unique_lock<std::mutex> L(M);
+        if (Queue.empty())
+          break;
+        B = std::move(Queue.front());
+        Queue.pop_front();
+      }
+      countBatch(*B, Main, Err);
+      Main.invalidate();
+      recycle(std::move(B));
+    }
+    if (!Err.empty())
+      noteError(Err);
+    {
+      std::unique_lock<std::mutex> L(M);
+      Done = Finalize = true;
+      NotEmpty.notify_all();
+    }
+    Main.finalize();
+    stop();
+  }
   std::vector<std::unique_ptr<SampleCounter>> Counters;
   /// The first malformed record a worker found (guarded by M).
   std::string Error;
@@ -647,6 +689,10 @@ private:
         if (Queue.empty()) {
           if (!Err.empty() && Error.empty())
             Error = Err;
+          if (Finalize) {
+            L.unlock();
+            C.finalize();
+          }
           return;
         }
         B = std::move(Queue.front());
@@ -664,6 +710,8 @@ private:
   std::vector<std::unique_ptr<Batch>> Free;
   std::vector<std::thread> Threads;
   bool Done = false;
+  /// Set by finish(): the workers finalize their counters as they exit.
+  bool Finalize = false;
 };
 
 LbrAggregator::LbrAggregator(AggregateOptions O)
@@ -702,17 +750,14 @@ void LbrAggregator::flushBatch() {
 }
 
 Error LbrAggregator::finish() {
-  if (Pool) {
-    flushBatch();
-    Pool->stop();
-  }
-  Main.finalize();
-  if (!Pool)
+  if (!Pool) {
+    Main.finalize();
     return Error::success();
-  for (auto &C : Pool->Counters) {
-    C->finalize();
-    Main.Profile.merge(C->Profile);
   }
+  flushBatch();
+  Pool->finish(Main);
+  for (auto &C : Pool->Counters)
+    Main.Profile.merge(C->Profile, Opts.Threads);
   std::string Err = Pool->Error;
   Pool.reset();
   if (!Err.empty())

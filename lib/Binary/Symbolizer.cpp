@@ -809,10 +809,12 @@ void Symbolizer::Impl::merge(std::vector<uint64_t> &NewAddrs, IdVector &NewOf) {
 }
 
 namespace {
-/// Buffered writes to a pipe; a failed write ends the child.
+/// Buffered writes to a pipe; a failed write ends the child. The buffer
+/// is a plain array with its fill: a std::string's append per 4-byte field
+/// was a fifth of what the children spent on a broad profile's answers.
 class PipeWriter {
 public:
-  explicit PipeWriter(int Fd) : Fd(Fd) { Buf.reserve(1 << 16); }
+  explicit PipeWriter(int Fd) : Fd(Fd), Buf(new char[Size]) {}
   void u32(uint32_t V) { bytes(&V, 4); }
   void byte(char C) { bytes(&C, 1); }
   void str(StringRef S) {
@@ -820,26 +822,37 @@ public:
     bytes(S.data(), S.size());
   }
   void bytes(const void *P, size_t N) {
-    Buf.append(static_cast<const char *>(P), N);
-    if (Buf.size() >= (1 << 16))
+    if (N > Size - Fill) {
       flush();
+      if (N > Size) {
+        writeAll(static_cast<const char *>(P), N);
+        return;
+      }
+    }
+    std::memcpy(Buf.get() + Fill, P, N);
+    Fill += N;
   }
   void flush() {
+    writeAll(Buf.get(), Fill);
+    Fill = 0;
+  }
+
+private:
+  static constexpr size_t Size = 1 << 16;
+  void writeAll(const char *P, size_t N) {
     size_t Done = 0;
-    while (Done < Buf.size()) {
-      ssize_t W = ::write(Fd, Buf.data() + Done, Buf.size() - Done);
+    while (Done < N) {
+      ssize_t W = ::write(Fd, P + Done, N - Done);
       if (W < 0 && errno == EINTR)
         continue;
       if (W <= 0)
         _exit(3);
       Done += size_t(W);
     }
-    Buf.clear();
   }
-
-private:
   int Fd;
-  std::string Buf;
+  std::unique_ptr<char[]> Buf;
+  size_t Fill = 0;
 };
 
 /// Reads the child's stream; every read is bounds-checked. A read past the

@@ -76,9 +76,11 @@ std::vector<uint64_t> staticLeaders(const BinaryImage &Image, unsigned F) {
 }
 
 /// A range's binary addresses, estimated count (used for the CFG) and
-/// entries seen (for statistics).
+/// entries seen (for statistics), and the functions at its ends (-1:
+/// none), found once in step 1.
 struct AddrRange {
   uint64_t Begin, End, Count, Seen;
+  int FB, FE;
 };
 
 /// The binary address of L, or ExternalAddr if L is in another file or in
@@ -90,14 +92,16 @@ uint64_t toBinaryAddr(Loc L, int Dso, const BinaryImage &Image) {
   return A ? *A : ExternalAddr;
 }
 
-/// Marks the function holding binary address A (if any) in Touched.
-void touchFunction(const BinaryImage &Image, uint64_t A,
-                   std::vector<char> &Touched) {
+/// Marks the function holding binary address A (if any) in Touched;
+/// returns it (-1: none).
+int touchFunction(const BinaryImage &Image, uint64_t A,
+                  std::vector<char> &Touched) {
   if (A == ExternalAddr)
-    return;
+    return -1;
   int F = Image.functionAt(A);
   if (F >= 0)
     Touched[F] = 1;
+  return F;
 }
 
 /// Step 1 over the entries of a raw map M: Fn(Entry, Out, Stats, Touched)
@@ -193,9 +197,9 @@ std::vector<AddrRange> collectRanges(const RawProfile &Raw, int Dso,
               bump(St.RangeOutsideFunctions, C);
               return;
             }
-            Out.push_back({B, E, Raw.estimate(RC.Weight, C), C});
-            touchFunction(Image, B, Touched);
-            touchFunction(Image, E, Touched);
+            Out.push_back({B, E, Raw.estimate(RC.Weight, C), C,
+                           touchFunction(Image, B, Touched),
+                           touchFunction(Image, E, Touched)});
           });
   return Ranges;
 }
@@ -232,49 +236,90 @@ WorkSet initWork(const BinaryImage &Image, ArrayRef<unsigned> Funcs,
 /// the wrong places. A kept branch goes to its source function's taken
 /// edges; its target becomes a leader (a jump within the function) or
 /// adds to the target's entry count (a call or a jump from elsewhere).
+/// The checks (two function and two instruction searches a branch) run
+/// on all threads; what they decide is applied in order on one.
 void validateBranches(const BinaryImage &Image, BinaryProfile &P,
-                      WorkSet &W) {
+                      WorkSet &W, unsigned Threads) {
+  enum Verdict : uint8_t {
+    Keep,
+    SourceNotBoundary,
+    SourceNotBranch,
+    WrongTarget,
+    TargetNotBoundary
+  };
+  struct Check {
+    int From, To;
+    InstKind SrcKind;
+    Verdict V;
+  };
+  std::vector<Check> Checks(P.Branches.size());
+  parallelChunks(P.Branches.size(), Threads, 4096, [&](size_t B, size_t End) {
+    for (size_t K = B; K < End; ++K) {
+      const Edge &E = P.Branches[K];
+      Check &C = Checks[K];
+      C.From = E.From == ExternalAddr ? -1 : Image.functionAt(E.From);
+      C.To = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
+      C.SrcKind = InstKind::Other;
+      C.V = Keep;
+      if (C.From >= 0) {
+        ArrayRef<Inst> I = Image.instructions(C.From);
+        int Idx = instIndexAt(I, E.From);
+        if (Idx < 0) {
+          C.V = SourceNotBoundary;
+          continue;
+        }
+        C.SrcKind = I[Idx].Kind;
+        if (C.SrcKind == InstKind::Other && E.To != ExternalAddr) {
+          C.V = SourceNotBranch;
+          continue;
+        }
+        if (I[Idx].Target && E.To != ExternalAddr && E.To != I[Idx].Target) {
+          C.V = WrongTarget;
+          continue;
+        }
+      }
+      if (C.To >= 0 && instIndexAt(Image.instructions(C.To), E.To) < 0)
+        C.V = TargetNotBoundary;
+    }
+  });
   ProfileStats &St = P.Stats;
   std::vector<Edge> Kept;
-  for (Edge &E : P.Branches) {
-    int FFrom = E.From == ExternalAddr ? -1 : Image.functionAt(E.From);
-    int FTo = E.To == ExternalAddr ? -1 : Image.functionAt(E.To);
-    InstKind SrcKind = InstKind::Other;
-    if (FFrom >= 0) {
-      ArrayRef<Inst> I = Image.instructions(FFrom);
-      int Idx = instIndexAt(I, E.From);
-      if (Idx < 0) {
-        bump(St.BranchesSourceNotBoundary, E.Seen);
-        continue;
-      }
-      SrcKind = I[Idx].Kind;
-      if (SrcKind == InstKind::Other && E.To != ExternalAddr) {
-        bump(St.BranchesSourceNotBranch, E.Seen);
-        continue;
-      }
-      if (I[Idx].Target && E.To != ExternalAddr && E.To != I[Idx].Target) {
-        bump(St.BranchesWrongTarget, E.Seen);
-        continue;
-      }
-      if (SrcKind == InstKind::Return)
-        bump(St.BranchesReturn, E.Seen);
+  for (size_t K = 0; K < P.Branches.size(); ++K) {
+    const Edge &E = P.Branches[K];
+    const Check &C = Checks[K];
+    switch (C.V) {
+    case SourceNotBoundary:
+      bump(St.BranchesSourceNotBoundary, E.Seen);
+      continue;
+    case SourceNotBranch:
+      bump(St.BranchesSourceNotBranch, E.Seen);
+      continue;
+    case WrongTarget:
+      bump(St.BranchesWrongTarget, E.Seen);
+      continue;
+    case Keep:
+    case TargetNotBoundary:
+      break;
     }
-    if (FTo >= 0 && instIndexAt(Image.instructions(FTo), E.To) < 0) {
+    // A return is counted as one before its target is checked.
+    if (C.SrcKind == InstKind::Return)
+      bump(St.BranchesReturn, E.Seen);
+    if (C.V == TargetNotBoundary) {
       bump(St.BranchesTargetNotBoundary, E.Seen);
       continue;
     }
     Kept.push_back(E);
-    if (FFrom >= 0)
-      W[FFrom].Taken.push_back(E);
-    if (FTo >= 0) {
-      const FunctionSym &T = Image.functions()[FTo];
-      bool Jump = FFrom == FTo && SrcKind != InstKind::Return &&
-                  SrcKind != InstKind::Call &&
-                  SrcKind != InstKind::IndirectCall;
+    if (C.From >= 0)
+      W[C.From].Taken.push_back(E);
+    if (C.To >= 0) {
+      const FunctionSym &T = Image.functions()[C.To];
+      bool Jump = C.From == C.To && C.SrcKind != InstKind::Return &&
+                  C.SrcKind != InstKind::Call &&
+                  C.SrcKind != InstKind::IndirectCall;
       if (Jump)
-        W[FTo].Leaders.push_back(E.To);
-      else if (E.To == T.Start && SrcKind != InstKind::Return)
-        W[FTo].EntryCount += E.Count;
+        W[C.To].Leaders.push_back(E.To);
+      else if (E.To == T.Start && C.SrcKind != InstKind::Return)
+        W[C.To].EntryCount += E.Count;
     }
   }
   P.Branches = std::move(Kept);
@@ -308,7 +353,7 @@ void mergeSeenLeaders(WorkSet &W, unsigned Threads) {
 void countRangeSlice(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
                      WorkSet &W, bool CountsOnly, ProfileStats &St) {
   for (const AddrRange &Rg : Ranges) {
-    int FB = Image.functionAt(Rg.Begin), FE = Image.functionAt(Rg.End);
+    int FB = Rg.FB, FE = Rg.FE;
     if (FB < 0 || FE < 0) {
       bump(St.RangeOutsideFunctions, Rg.Seen);
       continue;
@@ -372,9 +417,9 @@ void countRanges(const BinaryImage &Image, std::vector<AddrRange> &Ranges,
     return std::tie(A.Begin, A.End) < std::tie(B.Begin, B.End);
   });
   std::vector<size_t> Cuts{0};
-  int Last = Image.functionAt(Ranges[0].Begin);
+  int Last = Ranges[0].FB;
   for (size_t K = 1; K < Ranges.size(); ++K) {
-    int F = Image.functionAt(Ranges[K].Begin);
+    int F = Ranges[K].FB;
     if (F != Last && K - Cuts.back() >= Slice)
       Cuts.push_back(K);
     Last = F;
@@ -472,7 +517,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
 
   // 3. Leaders: entry, after terminators, direct targets, jump targets seen.
   WorkSet W = initWork(Image, Funcs, Opts);
-  validateBranches(Image, P, W);
+  validateBranches(Image, P, W, Opts.Threads);
   mergeSeenLeaders(W, Opts.Threads);
 
   // 4. Validate each distinct range, then count instructions and

@@ -322,32 +322,6 @@ void addExternalEntries(const BinaryProfile &P, const BinaryImage &Image,
   }
 }
 
-/// Counts the profiles of M and their total samples into St, and sets
-/// St.HotDensity: the density of the hot functions, in body samples per
-/// instruction.
-void addProfileStats(const BinaryProfile &P, const BinaryImage &Image,
-                     Symbolizer &Sym, SampleProfileMap &M,
-                     SampleProfileStats &St) {
-  std::vector<std::pair<uint64_t, double>> Dens; // body samples, density
-  // By interned name: the profiles' names are the Symbolizer's pointers.
-  DenseMap<const char *, uint64_t> InstsPerFunction;
-  for (const auto &[F, Cfg] : P.Functions)
-    if (!Cfg.InstCounts.empty())
-      if (ArrayRef<SourceFrame> Fr = Sym.frames(Cfg.InstCounts.front().first);
-          !Fr.empty())
-        InstsPerFunction[Fr.back().Function.data()] +=
-            Image.instructions(F).size();
-  for (auto &[Ctx, FS] : M) {
-    ++St.Functions;
-    St.TotalSamples += FS.getTotalSamples();
-    if (uint64_t N =
-            InstsPerFunction.lookup(FS.getFunction().stringRef().data())) {
-      uint64_t B = bodySamples(FS);
-      Dens.push_back({B, double(B) / N});
-    }
-  }
-  St.HotDensity = hotDensity(std::move(Dens));
-}
 } // namespace
 
 SampleProfileResult buildSampleProfile(const BinaryProfile &P,
@@ -384,8 +358,34 @@ SampleProfileResult buildSampleProfile(const BinaryProfile &P,
     R.Stats.Calls += S.Calls;
     R.Stats.CallsNoDebug += S.CallsNoDebug;
   }
-  addProfileStats(P, Image, Sym, R.Profiles, R.Stats);
   return R;
+}
+
+/// The profiles and their total samples, and the density of the hot
+/// functions, in body samples per instruction.
+void summarizeSampleProfile(const BinaryProfile &P, const BinaryImage &Image,
+                            Symbolizer &Sym, SampleProfileResult &R) {
+  SampleProfileStats &St = R.Stats;
+  const SampleProfileMap &M = R.Profiles;
+  std::vector<std::pair<uint64_t, double>> Dens; // body samples, density
+  // By interned name: the profiles' names are the Symbolizer's pointers.
+  DenseMap<const char *, uint64_t> InstsPerFunction;
+  for (const auto &[F, Cfg] : P.Functions)
+    if (!Cfg.InstCounts.empty())
+      if (ArrayRef<SourceFrame> Fr = Sym.frames(Cfg.InstCounts.front().first);
+          !Fr.empty())
+        InstsPerFunction[Fr.back().Function.data()] +=
+            Image.instructions(F).size();
+  for (auto &[Ctx, FS] : M) {
+    ++St.Functions;
+    St.TotalSamples += FS.getTotalSamples();
+    if (uint64_t N =
+            InstsPerFunction.lookup(FS.getFunction().stringRef().data())) {
+      uint64_t B = bodySamples(FS);
+      Dens.push_back({B, double(B) / N});
+    }
+  }
+  St.HotDensity = hotDensity(std::move(Dens));
 }
 
 void printSampleProfileStats(const SampleProfileStats &S, raw_ostream &OS) {

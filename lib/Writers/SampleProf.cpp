@@ -454,10 +454,20 @@ bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
 
 } // namespace
 
-uint64_t fitBranchWeights(SampleProfileMap &Profiles) {
-  uint64_t Max = 0;
+uint64_t fitBranchWeights(SampleProfileMap &Profiles, unsigned Threads) {
+  // The largest count, on the threads: a walk of every count (0.015-0.025 s
+  // of bench/scale's 20 MB broad line profile on one thread).
+  std::vector<const FunctionSamples *> All;
+  All.reserve(Profiles.size());
   for (const auto &KV : Profiles)
-    Max = std::max(Max, maxWeightCount(KV.second));
+    All.push_back(&KV.second);
+  std::vector<uint64_t> PartMax(std::max(1u, Threads), 0);
+  parallelParts(All.size(), PartMax.size(), Threads,
+                [&](size_t K, size_t B, size_t E) {
+                  for (size_t I = B; I < E; ++I)
+                    PartMax[K] = std::max(PartMax[K], maxWeightCount(*All[I]));
+                });
+  uint64_t Max = *std::max_element(PartMax.begin(), PartMax.end());
   if (Max <= MaxWeightCount)
     return 1;
   uint64_t D = Max / MaxWeightCount + (Max % MaxWeightCount != 0);

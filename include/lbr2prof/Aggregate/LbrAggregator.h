@@ -170,8 +170,9 @@ struct RawProfile {
     decltype(Ranges)().swap(Ranges);
     decltype(Ips)().swap(Ips);
   }
-  /// Adds another profile's counts (saturating).
-  void merge(const RawProfile &O);
+  /// Adds another profile's counts (saturating), on up to Threads threads
+  /// (the branches and the ranges apart).
+  void merge(const RawProfile &O, unsigned Threads = 1);
   /// Multiplies every count and weight by W > 0 (`merge --weight`,
   /// `--decay`): counts to the nearest integer but never from seen to 0,
   /// weights to the nearest unit (quantizeWeight), so sums of scaled

@@ -40,6 +40,8 @@ struct SampleProfileStats {
   /// SymbolizerOptions::KeepLineZero; InstructionsNoDebug otherwise).
   uint64_t InstructionsLineZero = 0;
   uint64_t Calls = 0, CallsNoDebug = 0;
+  /// The rest, a walk of every profile, comes from summarizeSampleProfile()
+  /// (--stats).
   uint64_t Functions = 0;            ///< top-level profiles
   uint64_t TotalSamples = 0;
   /// Sample-weighted mean of (function total / function instructions) over
@@ -63,6 +65,11 @@ std::vector<uint64_t> sampleProfileAddresses(const BinaryProfile &P,
 SampleProfileResult buildSampleProfile(const BinaryProfile &P,
                                        const BinaryImage &Image,
                                        Symbolizer &Sym, unsigned Threads = 1);
+
+/// Fills R.Stats' profile count, total samples and hot-code density from
+/// R.Profiles, built by buildSampleProfile() from the same P and Sym.
+void summarizeSampleProfile(const BinaryProfile &P, const BinaryImage &Image,
+                            Symbolizer &Sym, SampleProfileResult &R);
 
 void printSampleProfileStats(const SampleProfileStats &S,
                              llvm::raw_ostream &OS);

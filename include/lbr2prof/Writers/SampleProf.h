@@ -48,8 +48,10 @@ constexpr uint64_t MaxWeightCount = 1ULL << 31;
 /// the largest body-sample or call-target count to MaxWeightCount or below
 /// (counts that were not 0 stay at least 1); returns the factor (1: left
 /// as it was). Counts are estimated executions, so a long recording can
-/// exceed 2^32 on its hottest lines.
-uint64_t fitBranchWeights(llvm::sampleprof::SampleProfileMap &Profiles);
+/// exceed 2^32 on its hottest lines. The largest count is found on up to
+/// Threads threads.
+uint64_t fitBranchWeights(llvm::sampleprof::SampleProfileMap &Profiles,
+                          unsigned Threads = 1);
 
 llvm::Error writeSampleProfile(llvm::sampleprof::SampleProfileMap &Profiles,
                                llvm::StringRef Path,
