@@ -184,6 +184,19 @@ private:
 } // namespace
 
 bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
+  Entries.clear();
+  Hint = 0;
+  if (!scanDies(Unit, Wanted))
+    return false;
+  Entries.reserve(AddrMap.size());
+  for (const auto &[Low, HighSub] : AddrMap)
+    Entries.push_back({Low, HighSub.first, HighSub.second});
+  AddrMap.clear();
+  MapNodes.reset();
+  return true;
+}
+
+bool UnitSubroutines::scanDies(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
   U = &Unit;
   Subs.clear();
   AddrMap.clear();
@@ -366,7 +379,7 @@ bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
   // argument of passedOverSafely does not cover.)
   if (Skipped.empty() || (!Inverted && passedOverSafely(Wanted, Skipped, Kept)))
     return true;
-  return scan(Unit, {}); // the whole unit after all
+  return scanDies(Unit, {}); // the whole unit after all
 }
 
 /// True if leaving the Skipped ranges out of the address map changes no
@@ -396,17 +409,34 @@ bool UnitSubroutines::passedOverSafely(
   return true;
 }
 
-void UnitSubroutines::chain(uint64_t Addr,
+int32_t UnitSubroutines::innermost(uint64_t Addr) const {
+  // DWARFUnit::getSubroutineForAddress: the last entry starting at or
+  // before Addr, if Addr is before its end.
+  // Entry K exists and starts at or before Addr.
+  auto startsBy = [&](size_t K) {
+    return K < Entries.size() && Entries[K].Low <= Addr;
+  };
+  size_t K;
+  if (startsBy(Hint) && !startsBy(Hint + 1))
+    K = Hint;
+  else if (startsBy(Hint + 1) && !startsBy(Hint + 2))
+    K = Hint + 1;
+  else {
+    auto It = llvm::upper_bound(
+        Entries, Addr, [](uint64_t A, const Entry &E) { return A < E.Low; });
+    if (It == Entries.begin())
+      return -1;
+    K = size_t(It - Entries.begin()) - 1;
+  }
+  Hint = K;
+  return Addr < Entries[K].High ? int32_t(Entries[K].Sub) : -1;
+}
+
+void UnitSubroutines::chain(int32_t Innermost,
                             SmallVectorImpl<uint64_t> &Offsets) const {
-  // DWARFUnit::getSubroutineForAddress, then up through the parents: the
-  // inlined subroutines, up to and with the first subprogram.
-  auto R = AddrMap.upper_bound(Addr);
-  if (R == AddrMap.begin())
-    return;
-  --R;
-  if (Addr >= R->second.first)
-    return;
-  for (int32_t K = int32_t(R->second.second); K >= 0; K = Subs[K].Parent) {
+  // Up through the parents: the inlined subroutines, up to and with the
+  // first subprogram.
+  for (int32_t K = Innermost; K >= 0; K = Subs[K].Parent) {
     Offsets.push_back(Subs[K].Offset);
     if (Subs[K].Subprogram)
       return;
