@@ -70,15 +70,19 @@ int BinaryImage::functionAt(uint64_t Addr) const {
   if (It == S.begin())
     return -1;
   size_t K = size_t(It - S.begin()) - 1;
-  return Addr < I->Functions[K].End ? int(K) : -1;
+  return Addr < I->Ends[K] ? int(K) : -1;
 }
 
 void BinaryImage::Impl::indexFunctions() {
   Starts.clear();
+  Ends.clear();
   PageFirst.clear();
   reserveHuge(Starts, Functions.size());
-  for (const FunctionSym &F : Functions)
+  reserveHuge(Ends, Functions.size());
+  for (const FunctionSym &F : Functions) {
     Starts.push_back(F.Start);
+    Ends.push_back(F.End);
+  }
   if (Starts.empty())
     return;
   uint64_t Pages = ((Starts.back() - Starts.front()) >> PageShift) + 1;

@@ -166,10 +166,12 @@ void collectBranches(const RawProfile &Raw, int Dso, const BinaryImage &Image,
             touchFunction(Image, E.To, Touched);
             Out.push_back(E);
           });
-  std::sort(P.Branches.begin(), P.Branches.end(),
-            [](const Edge &A, const Edge &B) {
-              return std::tie(A.From, A.To) < std::tie(B.From, B.To);
-            });
+  parallelSort(
+      P.Branches.begin(), P.Branches.end(),
+      [](const Edge &A, const Edge &B) {
+        return std::tie(A.From, A.To) < std::tie(B.From, B.To);
+      },
+      Threads);
 }
 
 /// Step 1, ranges: those with both ends in this binary, in binary
@@ -413,9 +415,12 @@ void countRanges(const BinaryImage &Image, std::vector<AddrRange> &Ranges,
   // By start: a function's ranges are then together (functionAt is
   // nondecreasing in the address, apart from -1 in gaps, which touches no
   // work), and slices are cut where the function of the start changes.
-  llvm::sort(Ranges, [](const AddrRange &A, const AddrRange &B) {
-    return std::tie(A.Begin, A.End) < std::tie(B.Begin, B.End);
-  });
+  parallelSort(
+      Ranges.begin(), Ranges.end(),
+      [](const AddrRange &A, const AddrRange &B) {
+        return std::tie(A.Begin, A.End) < std::tie(B.Begin, B.End);
+      },
+      Threads);
   std::vector<size_t> Cuts{0};
   int Last = Ranges[0].FB;
   for (size_t K = 1; K < Ranges.size(); ++K) {

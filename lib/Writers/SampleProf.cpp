@@ -315,7 +315,11 @@ void ExtBinaryWriter::numberNames() {
   std::vector<uint32_t> Order(All.Met.size());
   for (uint32_t I = 0; I < Order.size(); ++I)
     Order[I] = I;
-  llvm::sort(Order, [&](uint32_t A, uint32_t B) { return All.Met[A] < All.Met[B]; });
+  // Equal names get one number whatever their order.
+  parallelSort(
+      Order.begin(), Order.end(),
+      [&](uint32_t A, uint32_t B) { return All.Met[A] < All.Met[B]; },
+      Threads);
   uint64_t Count = 0;
   for (size_t I = 0; I < Order.size(); ++I)
     Count += I == 0 || All.Met[Order[I - 1]] != All.Met[Order[I]];
@@ -394,8 +398,20 @@ bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
   section(LCSNames, [&] { uleb(0); });
   std::vector<std::pair<const FunctionSamples *, uint64_t>> Offsets;
   section(LProfiles, [&] {
+    // sortFuncProfiles' order (hottest first, then by context: a total
+    // order, so any sort gives it), sorted on the threads.
     std::vector<NameFunctionSamples> Sorted;
-    sortFuncProfiles(Profiles, Sorted);
+    Sorted.reserve(Profiles.size());
+    for (const auto &[Hash, S] : Profiles)
+      Sorted.push_back({Hash, &S});
+    parallelSort(
+        Sorted.begin(), Sorted.end(),
+        [](const NameFunctionSamples &A, const NameFunctionSamples &B) {
+          if (A.second->getTotalSamples() == B.second->getTotalSamples())
+            return A.second->getContext() < B.second->getContext();
+          return A.second->getTotalSamples() > B.second->getTotalSamples();
+        },
+        Threads);
     Offsets.reserve(Sorted.size());
     // Bodies are encoded in parts on the threads (a part's buffer and its
     // profiles' offsets in it), then written in order.

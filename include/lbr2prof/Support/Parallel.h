@@ -7,7 +7,9 @@
 // made per call: a call costs tens of microseconds, against the tasks of
 // LLVM's ThreadPool, which cost a heap-allocated future each (one per
 // function of a 160k-function binary was a visible part of its decoding).
-// Fn must be safe to run concurrently on disjoint chunks.
+// Fn must be safe to run concurrently on disjoint chunks. parallelParts
+// cuts a range into contiguous parts joined in order; parallelSort sorts
+// parts at once and merges them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_SUPPORT_PARALLEL_H
@@ -67,6 +69,42 @@ void parallelParts(size_t N, size_t Parts, unsigned Threads, Fn &&F) {
       F(K, PB, PE);
     }
   });
+}
+
+/// Sorts [First, Last) by Less on up to Threads threads: contiguous parts
+/// sorted at once, then neighbours merged, each round's merges at once.
+/// The result is sorted; elements that compare equal may end in another
+/// order than std::sort would leave them (callers sort by a total order,
+/// or do not tell equal elements apart).
+template <typename It, typename Cmp>
+void parallelSort(It First, It Last, Cmp Less, unsigned Threads) {
+  size_t N = size_t(Last - First);
+  if (Threads <= 1 || N < 8192) {
+    std::sort(First, Last, Less);
+    return;
+  }
+  // Runs [Bounds[K], Bounds[K + 1]).
+  std::vector<size_t> Bounds;
+  for (size_t K = 0; K < Threads; ++K)
+    Bounds.push_back(partOf(N, Threads, K).first);
+  Bounds.push_back(N);
+  parallelChunks(Threads, Threads, 1, [&](size_t B, size_t E) {
+    for (size_t K = B; K < E; ++K)
+      std::sort(First + Bounds[K], First + Bounds[K + 1], Less);
+  });
+  while (Bounds.size() > 2) {
+    size_t Runs = Bounds.size() - 1;
+    parallelChunks(Runs / 2, Threads, 1, [&](size_t B, size_t E) {
+      for (size_t P = B; P < E; ++P)
+        std::inplace_merge(First + Bounds[2 * P], First + Bounds[2 * P + 1],
+                           First + Bounds[2 * P + 2], Less);
+    });
+    std::vector<size_t> Next;
+    for (size_t K = 0; K < Runs; K += 2)
+      Next.push_back(Bounds[K]);
+    Next.push_back(N);
+    Bounds = std::move(Next);
+  }
 }
 
 } // namespace lbr2prof
