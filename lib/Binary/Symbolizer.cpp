@@ -961,6 +961,7 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
   Chunk.RowOf.resize(Addrs.size());
   uint64_t LastOff = ~0ULL;
   DWARFCompileUnit *Last = nullptr;
+  const UnitIndex::Range *LastRange = nullptr;
   // The member list of the unit of the address before (most are in it).
   DWARFCompileUnit *MembersOf = nullptr;
   std::vector<uint32_t> *Members = nullptr;
@@ -968,7 +969,11 @@ void Symbolizer::Impl::serve(ArrayRef<uint64_t> Addrs, int Fd) {
     if (Units) {
       // No unit covers it: LLVM would then look for a variable at the
       // address in every unit's DIEs, which finds none for code.
-      std::optional<uint64_t> Off = Units->find(Addrs[K]);
+      if (!LastRange || !LastRange->holds(Addrs[K]))
+        LastRange = Units->rangeAt(Addrs[K]);
+      std::optional<uint64_t> Off;
+      if (LastRange)
+        Off = LastRange->Unit;
       if (Off && *Off != LastOff) {
         LastOff = *Off;
         Last = context().getCompileUnitForOffset(*Off);

@@ -465,16 +465,14 @@ std::optional<UnitIndex> UnitIndex::build(const ObjectFile &Obj) {
   return I;
 }
 
-std::optional<uint64_t> UnitIndex::find(uint64_t Addr) const {
+const UnitIndex::Range *UnitIndex::rangeAt(uint64_t Addr) const {
   auto It = std::upper_bound(
       Ranges.begin(), Ranges.end(), Addr,
       [](uint64_t A, const Range &R) { return A < R.Lo; });
   if (It == Ranges.begin())
-    return std::nullopt;
+    return nullptr;
   --It;
-  if (Addr >= It->Hi)
-    return std::nullopt;
-  return It->Unit;
+  return It->holds(Addr) ? &*It : nullptr;
 }
 
 } // namespace lbr2prof

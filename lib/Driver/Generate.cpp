@@ -653,6 +653,7 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
                           const PseudoProbes *Probes, StringRef Kind) {
   ContextProfileOptions CO;
   CO.InferFlow = R.Opts.InferFlow;
+  CO.Threads = R.Threads;
   bool Budget = R.Opts.CSPreInliner != "size";
   CO.PreInliner = Budget ? ContextProfileOptions::PreInlinerKind::Budget
                          : ContextProfileOptions::PreInlinerKind::Size;

@@ -77,6 +77,9 @@ private:
 struct ContextProfileOptions {
   /// Flow-consistent counts per context (BinaryProfileOptions::InferFlow).
   FlowInferenceMethod InferFlow = FlowInferenceMethod::None;
+  /// Threads for each context's CFG profile (the contexts' counts are then
+  /// added in context order on one: the result does not depend on it).
+  unsigned Threads = 1;
   /// Keep a call context only where clang should inline it; the others go
   /// to the function's base profile. The kept ones are marked
   /// ContextShouldBeInlined, which clang follows without its own cost
