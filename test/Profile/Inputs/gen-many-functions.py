@@ -1,8 +1,11 @@
 # Writes a C program of N small functions (argv[1]), each a loop with
 # branches, all called in turn through a table by main: thousands of
 # distinct ranges in a few hundred functions (test/Profile/threads.test).
+# With K (argv[2]), main calls them through K wrappers, each from its own
+# call site: about 2K + 1 calling contexts for a context-sensitive profile.
 import sys
 n = int(sys.argv[1])
+k = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 out = ["#include <stdlib.h>", "typedef unsigned (*fn)(unsigned);"]
 for i in range(n):
     out.append(f"""__attribute__((noinline)) unsigned f{i}(unsigned x) {{
@@ -14,11 +17,28 @@ for i in range(n):
   return s;
 }}""")
 out.append("fn table[] = {" + ", ".join(f"f{i}" for i in range(n)) + "};")
-out.append(f"""int main(int argc, char **argv) {{
+if not k:
+    out.append(f"""int main(int argc, char **argv) {{
   unsigned r = 0, iters = argc > 1 ? atoi(argv[1]) : 40;
   for (unsigned it = 0; it < iters; ++it)
     for (unsigned i = 0; i < {n}; ++i)
       r += table[i](r + it * 7 + i);
   return r & 1;
+}}""")
+else:
+    for j in range(k):
+        out.append(f"""__attribute__((noinline)) unsigned w{j}(unsigned i, unsigned x) {{
+  return table[i](x) + {j};
+}}""")
+    cases = "\n".join(f"      case {j}: r += w{j}(i, r + it * 7 + i); break;"
+                      for j in range(k))
+    out.append(f"""int main(int argc, char **argv) {{
+  unsigned r = 0, iters = argc > 1 ? atoi(argv[1]) : 40;
+  for (unsigned it = 0; it < iters; ++it)
+    for (unsigned i = 0; i < {n}; ++i)
+      switch (i % {k}) {{
+{cases}
+      }}
+  return r == 0xdeadbeef; /* r stays live; the exit status is 0 */
 }}""")
 print("\n".join(out))
