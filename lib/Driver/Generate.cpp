@@ -491,7 +491,7 @@ Error writeFdataOutput(const Run &R) {
       writeNoLbrFdata(R.raw(), R.Bin.Dso, R.image(), R.Rec.EventName, OS);
     else {
       BinaryProfile P = R.binaryProfile();
-      writeFdata(P, R.image(), OS);
+      writeFdata(P, R.image(), OS, R.Threads);
       R.done(P);
     }
     return Error::success();

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Writers/Fdata.h"
+#include "lbr2prof/Support/Parallel.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
@@ -87,7 +88,7 @@ struct FdataEdge {
 } // namespace
 
 void writeFdata(const BinaryProfile &P, const BinaryImage &Image,
-                raw_ostream &OS) {
+                raw_ostream &OS, unsigned Threads) {
   // (from, to) -> {mispreds, count}; taken branches and fall-throughs share
   // the key space as in BOLT's own aggregation: collected, sorted by
   // (from, to), and summed where equal.
@@ -105,41 +106,99 @@ void writeFdata(const BinaryProfile &P, const BinaryImage &Image,
     Out.push_back({ExternalAddr, E.To, E.Mispred, E.Count});
   }
   llvm::sort(Out, ByFromTo);
-  for (const auto &[F, Cfg] : P.Functions) {
-    ArrayRef<Inst> I = Image.instructions(F);
-    size_t Begin = Out.size();
-    for (const Edge &E : Cfg.Taken) {
-      int Idx = instIndexAt(I, E.From);
-      if (Idx >= 0 && I[Idx].Kind == InstKind::Return)
-        continue;
-      if (E.To != ExternalAddr && Image.functionAt(E.To) < 0)
-        continue;
-      Out.push_back({E.From, E.To, E.Mispred, E.Count});
+  // Each function's edges, one sorted run per function, gathered on the
+  // threads in place: each function writes from the sum of the edges of
+  // those before it (an upper bound), and the runs close up after.
+  std::vector<std::pair<unsigned, const FunctionCfg *>> Funcs;
+  Funcs.reserve(P.Functions.size());
+  for (const auto &[F, Cfg] : P.Functions)
+    Funcs.push_back({F, &Cfg});
+  unsigned T = Funcs.size() >= 256 ? std::max(1u, Threads) : 1;
+  std::vector<size_t> At(Funcs.size() + 1), Len(Funcs.size());
+  At[0] = Out.size();
+  for (size_t I = 0; I < Funcs.size(); ++I)
+    At[I + 1] = At[I] + Funcs[I].second->Taken.size() +
+                Funcs[I].second->FallThrough.size();
+  Out.resize(At.back());
+  parallelChunks(Funcs.size(), T, 256, [&](size_t B, size_t E) {
+    for (size_t I = B; I < E; ++I) {
+      auto [F, Cfg] = Funcs[I];
+      ArrayRef<Inst> Insts = Image.instructions(F);
+      FdataEdge *Run = Out.data() + At[I], *End = Run;
+      for (const Edge &Ed : Cfg->Taken) {
+        int Idx = instIndexAt(Insts, Ed.From);
+        if (Idx >= 0 && Insts[Idx].Kind == InstKind::Return)
+          continue;
+        if (Ed.To != ExternalAddr && Image.functionAt(Ed.To) < 0)
+          continue;
+        *End++ = {Ed.From, Ed.To, Ed.Mispred, Ed.Count};
+      }
+      FdataEdge *Mid = End;
+      for (const Edge &Ed : Cfg->FallThrough)
+        *End++ = {Ed.From, Ed.To, 0, Ed.Count};
+      // Both are sorted by (from, to).
+      std::inplace_merge(Run, Mid, End, ByFromTo);
+      Len[I] = size_t(End - Run);
     }
-    size_t Mid = Out.size();
-    for (const Edge &E : Cfg.FallThrough)
-      Out.push_back({E.From, E.To, 0, E.Count});
-    // Both are sorted by (from, to): one sorted run per function.
-    std::inplace_merge(Out.begin() + Begin, Out.begin() + Mid, Out.end(),
-                       ByFromTo);
+  });
+  size_t Filled = At[0];
+  for (size_t I = 0; I < Funcs.size(); ++I) {
+    if (Filled != At[I])
+      std::move(Out.begin() + At[I], Out.begin() + At[I] + Len[I],
+                Out.begin() + Filled);
+    Filled += Len[I];
   }
+  Out.resize(Filled);
   // Functions come by address, so the runs are mostly in order already.
   if (!std::is_sorted(Out.begin(), Out.end(), ByFromTo))
     llvm::sort(Out, ByFromTo);
-  LocationWriter L(Image, OS);
-  for (size_t K = 0; K < Out.size();) {
-    FdataEdge E = Out[K];
-    for (++K; K < Out.size() && Out[K].From == E.From && Out[K].To == E.To;
-         ++K) {
-      E.Mispred += Out[K].Mispred;
-      E.Count += Out[K].Count;
-    }
-    if (E.To == ExternalAddr && E.From == ExternalAddr)
-      continue;
-    L.write(E.From);
-    OS << ' ';
-    L.write(E.To);
-    OS << ' ' << E.Mispred << ' ' << E.Count << '\n';
+  // The lines, formatted in parts of at most 16k entries on the threads (a
+  // part never splits the entries of one (from, to)), a window of parts at
+  // a time written in order: the text is never held whole.
+  constexpr size_t PartSize = 16384;
+  size_t NumParts = T > 1 ? (Out.size() + PartSize - 1) / PartSize : 1;
+  std::vector<size_t> Cuts{0};
+  for (size_t K = 1; K < NumParts; ++K) {
+    size_t C = std::max(Cuts.back(), std::min(Out.size(), K * PartSize));
+    while (C > 0 && C < Out.size() && Out[C].From == Out[C - 1].From &&
+           Out[C].To == Out[C - 1].To)
+      ++C;
+    Cuts.push_back(C);
+  }
+  Cuts.push_back(Out.size());
+  size_t Window = 4 * size_t(T);
+  std::vector<std::string> Text(Window);
+  for (size_t First = 0; First < NumParts; First += Window) {
+    size_t N = std::min(Window, NumParts - First);
+    parallelChunks(N, T, 1, [&](size_t B, size_t E) {
+      for (size_t W = B; W < E; ++W) {
+        size_t Part = First + W;
+        Text[W].clear();
+        // Buffered: a raw_string_ostream appends each small write to the
+        // string on its own.
+        raw_string_ostream S(Text[W]);
+        S.SetBuffered();
+        LocationWriter L(Image, S);
+        for (size_t K = Cuts[Part]; K < Cuts[Part + 1];) {
+          FdataEdge Ed = Out[K];
+          for (++K; K < Cuts[Part + 1] && Out[K].From == Ed.From &&
+                    Out[K].To == Ed.To;
+               ++K) {
+            Ed.Mispred += Out[K].Mispred;
+            Ed.Count += Out[K].Count;
+          }
+          if (Ed.To == ExternalAddr && Ed.From == ExternalAddr)
+            continue;
+          L.write(Ed.From);
+          S << ' ';
+          L.write(Ed.To);
+          S << ' ' << Ed.Mispred << ' ' << Ed.Count << '\n';
+        }
+        S.flush();
+      }
+    });
+    for (size_t W = 0; W < N; ++W)
+      OS << Text[W];
   }
 }
 

@@ -421,12 +421,16 @@ bool ExtBinaryWriter::write(const SampleProfileMap &Profiles) {
     std::vector<uint64_t> Local(Sorted.size());
     parallelParts(Sorted.size(), NumParts, T,
                   [&](size_t K, size_t B, size_t E) {
+                    // Buffered: unbuffered, each ULEB was an append
+                    // of its own to the string.
                     raw_string_ostream O(Buf[K]);
+                    O.SetBuffered();
                     for (size_t I = B; I < E; ++I) {
                       Local[I] = O.tell();
                       encodeULEB128(Sorted[I].second->getHeadSamples(), O);
                       writeBody(O, *Sorted[I].second);
                     }
+                    O.flush();
                   });
     uint64_t At = 0;
     for (size_t K = 0; K < NumParts; ++K) {

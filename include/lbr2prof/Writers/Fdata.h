@@ -36,8 +36,11 @@ std::optional<uint64_t> addrOf(Loc L, int Dso, const BinaryImage &Image);
 /// BOLT's name for function F of Image.
 std::string boltName(const BinaryImage &Image, const FunctionSym &F);
 
+/// P's branches and fall-throughs as BOLT's fdata, sorted and summed by
+/// (from, to); the edges are gathered and the lines formatted on up to
+/// Threads threads (the file is the same for any number).
 void writeFdata(const BinaryProfile &P, const BinaryImage &Image,
-                llvm::raw_ostream &OS);
+                llvm::raw_ostream &OS, unsigned Threads = 1);
 
 /// Pre-aggregated form from the raw (validated by BOLT itself) counts of DSO
 /// Dso.
