@@ -699,9 +699,7 @@ private:
         Queue.pop_front();
       }
       countBatch(*B, C, Err);
-      B->clear();
-      std::unique_lock<std::mutex> L(M);
-      Free.push_back(std::move(B));
+      recycle(std::move(B));
     }
   }
   std::mutex M;

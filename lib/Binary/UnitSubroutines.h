@@ -56,9 +56,6 @@ public:
   /// (from innermost()), innermost first, as
   /// DWARFUnit::getInlinedChainForAddress gives them.
   void chain(int32_t Innermost, llvm::SmallVectorImpl<uint64_t> &Offsets) const;
-  void chain(uint64_t Addr, llvm::SmallVectorImpl<uint64_t> &Offsets) const {
-    chain(innermost(Addr), Offsets);
-  }
 
   /// What Symbolizer keeps of a frame's DIE.
   struct Info {

@@ -280,10 +280,14 @@ public:
   /// for baseAt() and the split was 1.3% of sqlite's CSSPGO samples).
   template <typename Fn> void forEachChainGroup(uint32_t P, Fn F) const {
     llvm::SmallVector<uint32_t, 16> Path;
-    for (uint32_t N = P; N != ChainRoot; N = ChainParent[N])
-      Path.push_back(ChainGroup[N]);
+    chainGroupIds(P, Path);
     for (uint32_t G : llvm::reverse(Path))
       F(ChainGroups.get(G));
+  }
+  /// The ChainGroups ids of trie node P's chain, innermost first.
+  void chainGroupIds(uint32_t P, llvm::SmallVectorImpl<uint32_t> &Ids) const {
+    for (uint32_t N = P; N != ChainRoot; N = ChainParent[N])
+      Ids.push_back(ChainGroup[N]);
   }
   /// The groups of trie node P's chain, outermost first.
   std::vector<llvm::sampleprof::SampleContextFrameVector>
@@ -386,9 +390,8 @@ public:
           // base() of the groups after the first Cut, made from their ids
           // (groupsOf() copied the groups and base() hashed each again:
           // 5% of sqlite's CSSPGO instructions).
-          llvm::SmallVector<uint32_t, 16> Ids; // innermost group first
-          for (uint32_t T = chainOf(Base); T != ChainRoot; T = ChainParent[T])
-            Ids.push_back(ChainGroup[T]);
+          llvm::SmallVector<uint32_t, 16> Ids;
+          chainGroupIds(chainOf(Base), Ids);
           uint32_t P = ChainRoot;
           for (size_t K = Ids.size() - Cut; K-- > 0;)
             P = extendBy(P, Ids[K]);
@@ -424,15 +427,14 @@ public:
       if (BaseChain[Id] == ChainRoot)
         continue;
       uint32_t P = ChainRoot;
-      // The frames are copied out first: extend() may grow the table the
-      // groups live in.
-      llvm::SmallVector<llvm::sampleprof::SampleContextFrame, 16> Frames;
+      // extend() grows the trie and the group table as the groups are
+      // read: the walk's path is taken first, and the groups stay where
+      // they are (FrameTable::get).
       forEachChainGroup(BaseChain[Id],
                         [&](const llvm::sampleprof::SampleContextFrameVector &G) {
-                          Frames.append(G.begin(), G.end());
+                          for (const llvm::sampleprof::SampleContextFrame &F : G)
+                            P = extend(P, {F});
                         });
-      for (const llvm::sampleprof::SampleContextFrame &F : Frames)
-        P = extend(P, {F});
       // The same frames: the same base, now reached one frame at a time.
       BaseChain[Id] = P;
       if (ChainBase[P] == ~0u)

@@ -28,21 +28,6 @@ std::string boltName(const BinaryImage &Image, const FunctionSym &F) {
 }
 
 namespace {
-/// "1 name off" or "0 [unknown] 0" for a binary address.
-std::string location(const BinaryImage &Image, uint64_t A) {
-  int F = A == ExternalAddr ? -1 : Image.functionAt(A);
-  if (F < 0)
-    return "0 [unknown] 0";
-  const FunctionSym &FS = Image.functions()[F];
-  std::string S;
-  raw_string_ostream OS(S);
-  OS << "1 " << boltName(Image, FS) << ' ';
-  OS.write_hex(A - FS.Start);
-  return OS.str();
-}
-} // namespace
-
-namespace {
 /// Writes "1 name off" or "0 [unknown] 0" for binary addresses; the name of
 /// the last function written is kept (fdata lines come by source address,
 /// so most sources are in the function of the line before).
@@ -247,8 +232,11 @@ void writeNoLbrFdata(const RawProfile &Raw, int Dso, const BinaryImage &Image,
       if (Image.functionAt(*A) >= 0)
         Ips[*A] += C;
   OS << "no_lbr " << Event << '\n';
-  for (const auto &[A, C] : Ips)
-    OS << location(Image, A) << ' ' << C << '\n';
+  LocationWriter L(Image, OS);
+  for (const auto &[A, C] : Ips) {
+    L.write(A);
+    OS << ' ' << C << '\n';
+  }
 }
 
 } // namespace lbr2prof
