@@ -819,13 +819,24 @@ Error writeSampleProfileOutput(const Run &R) {
   noteDebugFile(R.Bin.Path, R.image().debugFile(), R.Diags);
   PseudoProbes Probes;
   if (!R.Opts.UseDwarfCorrelation) {
+    // The probes of the functions that ran (--dump=probes: all of them).
+    std::vector<bool> Ran;
+    function_ref<bool(uint64_t)> Wanted;
+    auto ran = [&](uint64_t Addr) {
+      int F = R.image().functionAt(Addr);
+      return F >= 0 && Ran[unsigned(F)];
+    };
+    if (R.Opts.Dump != "probes") {
+      Ran = functionsRun(R.raw(), R.Bin.Dso, R.image(), R.Oracle);
+      Wanted = ran;
+    }
     Expected<PseudoProbes> PR =
-        readPseudoProbes(R.Bin.Path, R.image().functions());
+        readPseudoProbes(R.Bin.Path, R.image().functions(), Wanted);
     // strip --strip-all drops the probe sections (not allocated); the
     // debug file keeps them, at the same addresses.
     const DebugFileResult *D = R.image().debugFile();
     if (PR && !PR->present() && D && D->separate())
-      PR = readPseudoProbes(D->Path, R.image().functions());
+      PR = readPseudoProbes(D->Path, R.image().functions(), Wanted);
     if (!PR)
       return PR.takeError();
     Probes = std::move(*PR);

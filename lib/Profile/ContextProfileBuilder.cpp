@@ -237,6 +237,51 @@ enum class SiteKind {
 
 } // namespace
 
+std::vector<bool> functionsRun(const RawProfile &Raw, int Dso,
+                               const BinaryImage &Image,
+                               const BinaryTransferOracle *O) {
+  size_t N = Image.functions().size();
+  std::vector<bool> Ran(N);
+  auto touchAddr = [&](uint64_t Addr) {
+    int F = Image.functionAt(Addr);
+    if (F >= 0)
+      Ran[functionFamily(Image, unsigned(F))] = true;
+  };
+  auto touch = [&](Loc L) {
+    if (locDso(L) != Dso)
+      return;
+    if (std::optional<uint64_t> Addr = Image.fileOffsetToAddr(locOffset(L)))
+      touchAddr(*Addr);
+  };
+  for (const auto &KV : Raw.Branches) {
+    touch(KV.first.first);
+    touch(KV.first.second);
+  }
+  for (const auto &KV : Raw.Ranges) {
+    touch(KV.first.first);
+    touch(KV.first.second);
+  }
+  for (const auto &KV : Raw.Contexts.Branches) {
+    touch(KV.first.A);
+    touch(KV.first.B);
+  }
+  for (const auto &KV : Raw.Contexts.Ranges) {
+    touch(KV.first.A);
+    touch(KV.first.B);
+  }
+  const ContextTrie &T = Raw.Contexts.Trie;
+  if (O)
+    for (uint32_t Id = 1; Id < T.size(); ++Id)
+      if (locDso(T.ret(Id)) == Dso)
+        if (std::optional<uint64_t> C = O->callBefore(locOffset(T.ret(Id))))
+          touchAddr(*C);
+  // Families: a function's pieces share its parent's mark.
+  for (unsigned F = 0; F < N; ++F)
+    if (Ran[functionFamily(Image, F)])
+      Ran[F] = true;
+  return Ran;
+}
+
 std::vector<uint64_t> contextProfileAddresses(const RawProfile &Raw, int Dso,
                                               const BinaryImage &Image,
                                               const BinaryTransferOracle &O) {

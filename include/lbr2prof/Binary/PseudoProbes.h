@@ -20,6 +20,7 @@
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -137,9 +138,13 @@ public:
 /// sections gives an empty value (line-based profiles then); a malformed
 /// section is an error naming the file, the section and the byte offset.
 /// Functions (from BinaryImage) give start addresses for the GUIDs of
-/// their names, which the encoding of split functions refers to.
+/// their names, which the encoding of split functions refers to. With
+/// Wanted, only the functions (with what was inlined into them) that have
+/// a probe at an address Wanted accepts are decoded: the others' probes
+/// are left out (every descriptor is kept).
 llvm::Expected<PseudoProbes>
-readPseudoProbes(llvm::StringRef Path, llvm::ArrayRef<FunctionSym> Functions);
+readPseudoProbes(llvm::StringRef Path, llvm::ArrayRef<FunctionSym> Functions,
+                 llvm::function_ref<bool(uint64_t)> Wanted = nullptr);
 
 } // namespace lbr2prof
 

@@ -156,6 +156,15 @@ std::vector<uint64_t> contextProfileAddresses(const RawProfile &Raw, int Dso,
                                               const BinaryImage &Image,
                                               const BinaryTransferOracle &O);
 
+/// The functions of DSO index Dso that ran, indexed like
+/// Image.functions(): those holding an end of a branch or a range (with or
+/// without a context), and with O, the call before a context's return
+/// address; each with every function of its .cold/.part family. The
+/// probes a profile of Dso can look up are all in these functions.
+std::vector<bool> functionsRun(const RawProfile &Raw, int Dso,
+                               const BinaryImage &Image,
+                               const BinaryTransferOracle *O);
+
 /// Builds the nested context-sensitive profile of DSO index Dso: line-based
 /// through Sym, or probe-based (CSSPGO) through Opts.Probes (Sym unused,
 /// may be null). Names in the result point into Sym, Opts.Probes and
