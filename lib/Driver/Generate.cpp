@@ -819,17 +819,18 @@ Error writeSampleProfileOutput(const Run &R) {
   noteDebugFile(R.Bin.Path, R.image().debugFile(), R.Diags);
   PseudoProbes Probes;
   if (!R.Opts.UseDwarfCorrelation) {
-    // The probes of the functions that ran (--dump=probes: all of them).
-    std::vector<bool> Ran;
+    // The probes of the functions that ran (--dump=probes: all of them),
+    // found at the first question: only a binary with probes asks.
+    std::optional<std::vector<bool>> Ran;
     function_ref<bool(uint64_t)> Wanted;
     auto ran = [&](uint64_t Addr) {
+      if (!Ran)
+        Ran = functionsRun(R.raw(), R.Bin.Dso, R.image(), R.Oracle);
       int F = R.image().functionAt(Addr);
-      return F >= 0 && Ran[unsigned(F)];
+      return F >= 0 && (*Ran)[unsigned(F)];
     };
-    if (R.Opts.Dump != "probes") {
-      Ran = functionsRun(R.raw(), R.Bin.Dso, R.image(), R.Oracle);
+    if (R.Opts.Dump != "probes")
       Wanted = ran;
-    }
     Expected<PseudoProbes> PR =
         readPseudoProbes(R.Bin.Path, R.image().functions(), Wanted);
     // strip --strip-all drops the probe sections (not allocated); the
