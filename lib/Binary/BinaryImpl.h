@@ -93,9 +93,13 @@ public:
   ~Impl();
   /// The slots' instructions, packed in large blocks: one allocation per
   /// block rather than one per function (and none to free one by one),
-  /// each function's exactly its size.
+  /// each function's exactly its size. Blocks are raw storage, written
+  /// only where instructions are copied in.
+  struct FreeInsts {
+    void operator()(Inst *P) const { ::operator delete(P); }
+  };
   mutable std::mutex BlocksLock;
-  mutable std::vector<std::unique_ptr<Inst[]>> Blocks;
+  mutable std::vector<std::unique_ptr<Inst, FreeInsts>> Blocks;
   mutable size_t BlockCap = 0, BlockFree = 0;
 
   /// Decodes function F's bytes into Out (Disassemble.cpp).
