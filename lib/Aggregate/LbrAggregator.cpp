@@ -361,10 +361,7 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     }
     // Entries before an unusable one were usable, so TraceOf[I]'s run
     // ends at From[I - 1], the range this walk counts.
-    auto [It, New] = Steps.try_emplace(uint64_t(Ctx) << 32 | TraceOf[I]);
-    Step &S = It->second;
-    if (New)
-      S = unwindStep(Maps, Ctx, From[I], To[I]);
+    Step &S = stepAt(Maps, Ctx, TraceOf[I], From[I], To[I]);
     ++S.Count;
     S.Weight += Weight;
     if (S.Mismatch)
@@ -424,6 +421,22 @@ uint32_t SampleCounter::contextOfStack(const ProcessMaps &Maps, uint32_t Pid,
   return M.Ctx;
 }
 
+SampleCounter::Step &SampleCounter::stepAt(const ProcessMaps &Maps,
+                                           uint32_t Ctx, uint32_t Trace,
+                                           Loc From, Loc To) {
+  if (Trace >= LastSteps.size())
+    LastSteps.resize(TraceKeys.size());
+  LastStep &L = LastSteps[Trace];
+  if (L.Ctx != Ctx) {
+    auto [It, New] = StepIndex.try_emplace(uint64_t(Ctx) << 32 | Trace,
+                                           uint32_t(Steps.size()));
+    if (New)
+      Steps.push_back(unwindStep(Maps, Ctx, From, To));
+    L = {Ctx, It->second};
+  }
+  return Steps[L.Step];
+}
+
 SampleCounter::Step SampleCounter::unwindStep(const ProcessMaps &Maps,
                                               uint32_t Ctx, Loc From, Loc To) {
   // Undo the branch: a call pops the frame it made (which must be the one
@@ -477,7 +490,8 @@ void SampleCounter::finalize() {
     C.Count += S.Count;
     C.Weight += S.Weight;
   };
-  for (const auto &[Key, S] : Steps) {
+  for (const auto &[Key, Index] : StepIndex) {
+    const Step &S = Steps[Index];
     uint32_t Ctx = uint32_t(Key >> 32);
     const TraceKey &K = TraceKeys[uint32_t(Key)];
     if (K.Next != NoNext && K.To != ExternalLoc && K.Next != ExternalLoc)
@@ -492,6 +506,8 @@ void SampleCounter::finalize() {
     CC.Stats.Entries += S.Count;
   }
   Steps.clear();
+  StepIndex.clear();
+  LastSteps.clear();
   TraceKeys.clear();
   for (const auto &[K, T] : Traces) {
     if (K.From != ExternalLoc || K.To != ExternalLoc) {
