@@ -25,9 +25,10 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Library dependencies come from dpkg-shlibdeps (dpkg-dev) reading the ELF
 # files, so they follow what is linked: with LLVM's static libraries (the
-# default, LBR2PROF_LLVM_STATIC) that is libzstd1, zlib1g, libz3-4 (LLVM's
-# Support links Z3 on Debian), libstdc++6, libgcc-s1 and libc6, and no
-# libllvm19; with -DLBR2PROF_LLVM_STATIC=OFF libllvm19 appears by itself.
+# default, LBR2PROF_LLVM_STATIC) that is libzstd1, zlib1g, libstdc++6,
+# libgcc-s1 and libc6 (LLVM's Support names Z3 on Debian; lbr2prof links
+# with --as-needed, and nothing calls it), and no libllvm19; with
+# -DLBR2PROF_LLVM_STATIC=OFF libllvm19 appears by itself.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # lbr-record is a Python 3 script; it runs programs under qemu-user, which
 # only that tool needs.
