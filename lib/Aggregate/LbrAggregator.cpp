@@ -255,6 +255,7 @@ void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
   // per entry; branches and ranges are split out in finalize().
   TraceCount *Last = nullptr;
   TraceKey LastKey;
+  uint32_t LastId = 0;
   bool NewerUsable = false;
   for (size_t I = First; I < N; ++I) {
     const BranchEntry &E = Br[I];
@@ -277,15 +278,18 @@ void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
       continue;
     TraceKey Key{From[I], To[I], HasNext ? From[I - 1] : NoNext};
     if (!Last || !(Key == LastKey)) {
-      auto [It, New] = Traces.try_emplace(Key);
-      Last = &It->second;
-      LastKey = Key;
+      auto [It, New] =
+          Traces.try_emplace(Key, uint32_t(TraceKeys.size()));
       if (New) {
-        Last->Id = uint32_t(TraceKeys.size());
         TraceKeys.push_back(Key);
+        TraceCounts.emplace_back();
       }
+      LastId = It->second;
+      LastKey = Key;
+      // Valid until the next new trace, which comes with a new key.
+      Last = &TraceCounts[LastId];
     }
-    TraceOf[I] = Last->Id;
+    TraceOf[I] = LastId;
     ++Last->Count;
     Last->Mispred += E.mispred();
     Last->Cycles += E.cycles();
@@ -509,7 +513,8 @@ void SampleCounter::finalize() {
   StepIndex.clear();
   LastSteps.clear();
   TraceKeys.clear();
-  for (const auto &[K, T] : Traces) {
+  for (const auto &[K, Id] : Traces) {
+    const TraceCount &T = TraceCounts[Id];
     if (K.From != ExternalLoc || K.To != ExternalLoc) {
       accumulate(Profile.Branches[{K.From, K.To}],
                  BranchCount{T.Count, T.Mispred, T.Cycles, T.Weight});
@@ -530,6 +535,7 @@ void SampleCounter::finalize() {
     accumulate(Profile.Ranges[{K.To, K.Next}], RangeCount{T.Count, T.Weight});
   }
   Traces.clear();
+  TraceCounts.clear();
 }
 
 void SampleCounter::countIfSelected(const ProcessMaps &Maps,
