@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The table of bench/scale/kinds.sh: per program and profile kind,
-lbr2prof's median time and largest peak RSS against its peer's (one run),
+lbr2prof's median time and largest peak RSS against its peer's (median
+time and largest peak RSS of its runs),
 the time ratio (peer / lbr2prof) and the RSS ratio (lbr2prof / peer),
 each marked against issue 23's bar (10x, 1/4), and a count of the cells
 that meet it.
@@ -41,7 +42,8 @@ def main():
             continue
         t = statistics.median(s for s, _ in ours)
         m = max(k for _, k in ours)
-        pt, pm = theirs[0]
+        pt = statistics.median(s for s, _ in theirs)
+        pm = max(k for _, k in theirs)
         tr, mr = pt / t, m / pm
         cells += 1
         met["time"] += tr >= 10

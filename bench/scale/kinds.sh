@@ -4,7 +4,7 @@
 # memory (issue 23's bar: 10x faster, 1/4 of the memory).
 #
 #   bench/scale/kinds.sh                  # every program bench/pgo recorded
-#   PROGS="sqlite lua" RUNS=5 bench/scale/kinds.sh
+#   PROGS="sqlite lua" RUNS=5 PEER_RUNS=3 bench/scale/kinds.sh
 #
 # Reads recording 1 of each program from bench/pgo's directory
 # ($LBR2PROF_BENCH_DIR, default /tmp/lbr2prof-pgo: run bench/pgo/compare.sh
@@ -19,14 +19,16 @@
 # The context kinds' peer reads a perf script made beforehand (llvm-profgen
 # needs its call-stack frames made absolute: bench/pgo/perfscript-abs.py),
 # so the time of `perf script` is not counted against it.
-# lbr2prof runs RUNS times (default 3; the median is reported), each peer
-# once, all through measure.py (wall time, peak RSS of the process tree's
-# largest process). Writes bench/results/kinds.csv and prints the table.
+# lbr2prof runs RUNS times (default 3), each peer PEER_RUNS times (default
+# 1: llvm-profgen takes 2-16 s a run here); medians are reported, all runs
+# through measure.py (wall time, peak RSS of the process tree's largest
+# process). Writes bench/results/kinds.csv and prints the table.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 W=${LBR2PROF_BENCH_DIR:-/tmp/lbr2prof-pgo}
 RUNS=${RUNS:-3}
+PEER_RUNS=${PEER_RUNS:-1}
 L2P=${LBR2PROF:-$ROOT/build/bin/lbr2prof}
 PG=${PROFGEN:-llvm-profgen-19}
 P2B=${PERF2BOLT:-/usr/lib/llvm-19/bin/perf2bolt}
@@ -84,13 +86,17 @@ for p in $PROGS; do
       run lbr2prof $kind $r "$L2P" "$@"
       r=$((r + 1))
     done
-    case $kind in
-      line) run llvm-profgen $kind 1 "$PG" --binary "$B/o2" --perfdata "$R/o2.data" --ignore-stack-samples --output "$TMP/p.prof" ;;
-      cs) run llvm-profgen $kind 1 "$PG" --binary "$B/o2" --perfscript "$R/o2.data.script" --output "$TMP/p.prof" ;;
-      probe) run llvm-profgen $kind 1 "$PG" --binary "$B/probe" --perfdata "$R/probe.data" --ignore-stack-samples --output "$TMP/p.prof" ;;
-      csspgo) run llvm-profgen $kind 1 "$PG" --binary "$B/probe" --perfscript "$R/probe.data.script" --output "$TMP/p.prof" ;;
-      fdata) run perf2bolt $kind 1 "$P2B" "$B/o2" -p "$R/o2.data" -o "$TMP/p.fdata" ;;
-    esac
+    r=1
+    while [ $r -le "$PEER_RUNS" ]; do
+      case $kind in
+        line) run llvm-profgen $kind $r "$PG" --binary "$B/o2" --perfdata "$R/o2.data" --ignore-stack-samples --output "$TMP/p.prof" ;;
+        cs) run llvm-profgen $kind $r "$PG" --binary "$B/o2" --perfscript "$R/o2.data.script" --output "$TMP/p.prof" ;;
+        probe) run llvm-profgen $kind $r "$PG" --binary "$B/probe" --perfdata "$R/probe.data" --ignore-stack-samples --output "$TMP/p.prof" ;;
+        csspgo) run llvm-profgen $kind $r "$PG" --binary "$B/probe" --perfscript "$R/probe.data.script" --output "$TMP/p.prof" ;;
+        fdata) run perf2bolt $kind $r "$P2B" "$B/o2" -p "$R/o2.data" -o "$TMP/p.fdata" ;;
+      esac
+      r=$((r + 1))
+    done
   done
 done
 python3 "$HERE/kinds-report.py" "$CSV"
