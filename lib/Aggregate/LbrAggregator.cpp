@@ -278,8 +278,7 @@ void SampleCounter::count(const ProcessMaps &Maps, uint32_t Pid, uint64_t Ip,
       continue;
     TraceKey Key{From[I], To[I], HasNext ? From[I - 1] : NoNext};
     if (!Last || !(Key == LastKey)) {
-      auto [It, New] =
-          Traces.try_emplace(Key, uint32_t(TraceKeys.size()));
+      auto [It, New] = Traces.try_emplace(Key, uint32_t(TraceKeys.size()));
       if (New) {
         TraceKeys.push_back(Key);
         TraceCounts.emplace_back();
@@ -658,6 +657,14 @@ public:
     std::unique_lock<std::mutex> L(M);
     Free.push_back(std::move(B));
   }
+  /// Counts B into the reading thread's counter Main on the calling
+  /// thread and hands B back; a malformed record goes to Err.
+  void countHere(std::unique_ptr<Batch> B, SampleCounter &Main,
+                 std::string &Err) {
+    countBatch(*B, Main, Err);
+    Main.invalidate();
+    recycle(std::move(B));
+  }
   void stop() {
     {
       std::unique_lock<std::mutex> L(M);
@@ -684,9 +691,7 @@ public:
         B = std::move(Queue.front());
         Queue.pop_front();
       }
-      countBatch(*B, Main, Err);
-      Main.invalidate();
-      recycle(std::move(B));
+      countHere(std::move(B), Main, Err);
     }
     if (!Err.empty())
       noteError(Err);
@@ -767,11 +772,9 @@ void LbrAggregator::flushBatch() {
   Current->Maps = Maps;
   if (std::unique_ptr<Batch> Back = Pool->push(std::move(Current))) {
     std::string Err;
-    countBatch(*Back, Main, Err);
-    Main.invalidate();
+    Pool->countHere(std::move(Back), Main, Err);
     if (!Err.empty())
       Pool->noteError(Err);
-    Pool->recycle(std::move(Back));
   }
   Current = Pool->take();
 }

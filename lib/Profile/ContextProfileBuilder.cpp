@@ -235,6 +235,22 @@ enum class SiteKind {
   Restart, ///< the frames start a context of their own
 };
 
+/// The binary address of L, if L is in DSO Dso and in an executable
+/// segment of Image.
+std::optional<uint64_t> addrIn(Loc L, int Dso, const BinaryImage &Image) {
+  if (locDso(L) != Dso)
+    return std::nullopt;
+  return Image.fileOffsetToAddr(locOffset(L));
+}
+
+/// The call before return address Ret, if Ret is in DSO Dso.
+std::optional<uint64_t> callOf(Loc Ret, int Dso,
+                               const BinaryTransferOracle &O) {
+  if (locDso(Ret) != Dso)
+    return std::nullopt;
+  return O.callBefore(locOffset(Ret));
+}
+
 } // namespace
 
 std::vector<bool> functionsRun(const RawProfile &Raw, int Dso,
@@ -248,9 +264,7 @@ std::vector<bool> functionsRun(const RawProfile &Raw, int Dso,
       Ran[functionFamily(Image, unsigned(F))] = true;
   };
   auto touch = [&](Loc L) {
-    if (locDso(L) != Dso)
-      return;
-    if (std::optional<uint64_t> Addr = Image.fileOffsetToAddr(locOffset(L)))
+    if (std::optional<uint64_t> Addr = addrIn(L, Dso, Image))
       touchAddr(*Addr);
   };
   for (const auto &KV : Raw.Branches) {
@@ -272,9 +286,8 @@ std::vector<bool> functionsRun(const RawProfile &Raw, int Dso,
   const ContextTrie &T = Raw.Contexts.Trie;
   if (O)
     for (uint32_t Id = 1; Id < T.size(); ++Id)
-      if (locDso(T.ret(Id)) == Dso)
-        if (std::optional<uint64_t> C = O->callBefore(locOffset(T.ret(Id))))
-          touchAddr(*C);
+      if (std::optional<uint64_t> C = callOf(T.ret(Id), Dso, *O))
+        touchAddr(*C);
   // Families: a function's pieces share its parent's mark.
   for (unsigned F = 0; F < N; ++F)
     if (Ran[functionFamily(Image, F)])
@@ -288,9 +301,7 @@ std::vector<uint64_t> contextProfileAddresses(const RawProfile &Raw, int Dso,
   std::vector<uint64_t> A;
   DenseSet<int> Touched;
   auto touch = [&](Loc L) {
-    if (locDso(L) != Dso)
-      return;
-    if (std::optional<uint64_t> Addr = Image.fileOffsetToAddr(locOffset(L))) {
+    if (std::optional<uint64_t> Addr = addrIn(L, Dso, Image)) {
       int F = Image.functionAt(*Addr);
       if (F >= 0)
         Touched.insert(F);
@@ -308,9 +319,8 @@ std::vector<uint64_t> contextProfileAddresses(const RawProfile &Raw, int Dso,
       A.push_back(I.Addr);
   const ContextTrie &T = Raw.Contexts.Trie;
   for (uint32_t Id = 1; Id < T.size(); ++Id)
-    if (locDso(T.ret(Id)) == Dso)
-      if (std::optional<uint64_t> C = O.callBefore(locOffset(T.ret(Id))))
-        A.push_back(*C);
+    if (std::optional<uint64_t> C = callOf(T.ret(Id), Dso, O))
+      A.push_back(*C);
   return A;
 }
 
@@ -601,8 +611,7 @@ ContextCounter::contextGroups(const ContextTrie &T, uint32_t Ctx) {
   std::vector<SampleContextFrameVector> Groups;
   T.path(Ctx, Path);
   for (Loc Ret : Path) {
-    std::optional<uint64_t> Call =
-        locDso(Ret) == Dso ? O.callBefore(locOffset(Ret)) : std::nullopt;
+    std::optional<uint64_t> Call = callOf(Ret, Dso, O);
     const CallSiteInfo *C = Call ? &callSiteAt(*Call) : nullptr;
     if (!C || C->Kind == SiteKind::None) {
       ++St.CallSitesNoDebug;
