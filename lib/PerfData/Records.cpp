@@ -324,10 +324,11 @@ bool PerfReader::Impl::recordTime(const RecordInfo &R, uint64_t &T) {
 /// not held in memory whole. Real recordings flush at every round, so the
 /// limit only bounds what waits. On a 249 MB emulated recording, -j1: no
 /// ordering 0.30 s / 35 MB; 64 MB queued 0.85-1.15 s / 146 MB (windows kept
-/// alive and fresh ones faulted in); 8 MB 0.38-0.55 s / 39 MB. 4 MB: half
-/// of the heap of bench/pgo's line and fdata runs (4-5 MB less), with every
+/// alive and fresh ones faulted in); 8 MB 0.38-0.55 s / 39 MB. 4 MB (with
+/// 1 MB windows): bench/pgo's line and fdata runs 1-3 MB lower, every
 /// output of bench/pgo, llvm-profgen's inputs and real-perf-data's
-/// recordings unchanged.
+/// recordings unchanged; 2 MB took 0.5 MB more off jq's and nothing off
+/// sqlite's.
 static constexpr uint64_t QueueLimit = 4 << 20;
 
 Error PerfReader::Impl::deliver(RecordInfo &R, PerfEventHandler &H) {

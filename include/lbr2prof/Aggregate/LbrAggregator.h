@@ -303,9 +303,10 @@ private:
   llvm::DenseMap<uint64_t, uint32_t> StepIndex;
   /// Per trace (by id), the context it was last met in and that step: a
   /// trace in a loop is met again and again in one context, and this
-  /// small dense array answers those meetings without the map, whose
-  /// buckets are scattered over megabytes (the map's lookups were 15% of
-  /// gawk's CSSPGO profile, bench/pgo recording 1).
+  /// small dense array answers those meetings without the map (its
+  /// lookups were 15.5% of gawk's CSSPGO profile, bench/pgo recording 1,
+  /// then 5.9% beside 5.8% for this check; Lua's CSSPGO at -j1 went from
+  /// 0.953 to 0.840 s, medians of 7).
   struct LastStep {
     uint32_t Ctx = ~0u, Step = 0;
   };
