@@ -33,8 +33,11 @@ public:
   // Sequential window over the data: Buf[Pos, End) holds unread bytes that
   // start at file offset BufBase + Pos.
   std::shared_ptr<std::vector<uint8_t>> Win;
-  /// Windows handed out before, reused once nobody holds them.
+  /// Windows handed out before, reused once nobody holds them: at most
+  /// MaxSpareWindows (the time-order queue and the counting threads'
+  /// batches held 8 at once on bench/pgo's recordings).
   std::vector<std::shared_ptr<std::vector<uint8_t>>> Spare;
+  static constexpr size_t MaxSpareWindows = 16;
   std::vector<uint8_t> &buf() { return *Win; }
   /// One decoder per attr, for handlers that decode samples themselves.
   std::vector<SampleDecoder> Decoders;
