@@ -245,8 +245,7 @@ struct Inlined {
     return N && !N->Body.empty() ? N : nullptr;
   }
   uint64_t calls(const FlatProfiles::Node *N, uint32_t Line, StringRef F) {
-    auto It = N->Calls.find({LineLocation(Line, 0), F});
-    return It == N->Calls.end() ? 0 : It->second;
+    return N->Calls.lookup({LineLocation(Line, 0), F});
   }
   /// What buildContextProfile does before its pre-inliner when inline
   /// frames are decided: the hotness scale taken, the frames split, the
