@@ -552,8 +552,12 @@ void SampleCounter::countIfSelected(const ProcessMaps &Maps,
 /// the batch keeps alive until a thread has counted it: with up to six
 /// batches queued or in hand, 2048 records of 32 branches (1.6 MB a batch)
 /// kept 4 MB windows alive by the handful; 512 cost nothing measurable in
-/// time on bench/scale's 20 MB broad row.
-static constexpr size_t BatchSamples = 512;
+/// time on bench/scale's 20 MB broad row. 256, chosen on jq's and Lua's
+/// line and probe profiles and that row (512 / 256 / 128: jq 21.6-21.7 /
+/// 19.9-20.1 / 20.0-20.6 MB, Lua 21.0 / 19.0 / 19.0 MB, the same times
+/// within 0.01 s), measured on the other four programs of bench/pgo in
+/// bench/scale/README.md.
+static constexpr size_t BatchSamples = 256;
 
 /// Samples for a worker, with the maps they need: raw SAMPLE records still
 /// in the reader's buffers (kept alive here), or samples decoded and copied
