@@ -72,36 +72,40 @@ private:
   std::vector<const llvm::sampleprof::SampleContextFrameVector *> Vectors;
 };
 
-/// Counts by key, in key order: what a std::map gave, without a heap node
+/// Values by key, in key order: what a std::map gave, without a heap node
 /// per key. A profile's counts by location (sqlite's 70k context profiles
 /// are filled, merged by the pre-inliner and walked: its CSSPGO run went
 /// from 2,806M to 2,764M instructions, -j1) and its calls by (location,
 /// callee) (a node went from 96 to 72 bytes, and a call from an 80-byte
 /// tree node to 32 bytes: bench/pgo's sqlite contexts on lines 50.1k ->
 /// 46.1k page faults, 126 -> 122 MB, re2's CSSPGO 17.3k -> 16.0k, 57 -> 54
-/// MB). Keys mostly come in order, so most insertions append.
-template <typename Key> class SortedCounts {
+/// MB); the pre-inliner's children of a call (PreInliner.cpp). Keys mostly
+/// come in order, so most insertions append. An entry stays where it is
+/// only until the next insertion.
+template <typename Key, typename Value> class SortedMap {
 public:
-  using Entry = std::pair<Key, uint64_t>;
-  uint64_t &operator[](const Key &K) {
+  using Entry = std::pair<Key, Value>;
+  /// K's entry, made with Val if K has none; true if it was made.
+  std::pair<Entry *, bool> try_emplace(const Key &K, Value Val) {
     if (V.empty() || V.back().first < K) {
-      V.push_back({K, 0});
-      return V.back().second;
+      V.push_back({K, Val});
+      return {&V.back(), true};
     }
-    auto It = llvm::lower_bound(
-        V, K, [](const Entry &E, const Key &X) { return E.first < X; });
-    if (It == V.end() || It->first != K)
-      It = V.insert(It, {K, 0});
-    return It->second;
+    auto It = lowerBound(V, K);
+    if (It != V.end() && It->first == K)
+      return {&*It, false};
+    return {&*V.insert(It, {K, Val}), true};
   }
-  /// K's count, 0 if it has none.
-  uint64_t lookup(const Key &K) const {
-    auto It = llvm::lower_bound(
-        V, K, [](const Entry &E, const Key &X) { return E.first < X; });
-    return It != V.end() && It->first == K ? It->second : 0;
+  Value &operator[](const Key &K) {
+    return try_emplace(K, Value()).first->second;
   }
-  /// Adds every count of O (both in key order: one merge).
-  void add(const SortedCounts &O) {
+  /// K's value, Value() if it has none.
+  Value lookup(const Key &K) const {
+    auto It = lowerBound(V, K);
+    return It != V.end() && It->first == K ? It->second : Value();
+  }
+  /// Adds every value of O to this one's (both in key order: one merge).
+  void add(const SortedMap &O) {
     if (O.V.empty())
       return;
     std::vector<Entry> M;
@@ -127,13 +131,19 @@ public:
   void clear() { V = {}; }
 
 private:
+  /// The first of Entries (V, const or not) not below K.
+  template <typename T> static auto lowerBound(T &Entries, const Key &K) {
+    return llvm::lower_bound(
+        Entries, K, [](const Entry &E, const Key &X) { return E.first < X; });
+  }
   std::vector<Entry> V;
 };
 
-using LocationCounts = SortedCounts<llvm::sampleprof::LineLocation>;
+using LocationCounts = SortedMap<llvm::sampleprof::LineLocation, uint64_t>;
 /// Calls by (call site, callee name).
 using CallCounts =
-    SortedCounts<std::pair<llvm::sampleprof::LineLocation, llvm::StringRef>>;
+    SortedMap<std::pair<llvm::sampleprof::LineLocation, llvm::StringRef>,
+              uint64_t>;
 
 /// Flat CS profiles under construction, keyed by (context frames, inline
 /// suffix), both interned.

@@ -56,34 +56,6 @@ namespace {
 
 /// A call context: a call (site group in the caller, callee) below its
 /// caller's context; a root is a function's base profile.
-/// A node's children by (call-site group, callee), in key order: what a
-/// std::map gave, without an 80-byte tree node per child (32 bytes each
-/// here; bench/pgo's sqlite contexts on lines 122 -> 116 MB, re2's CSSPGO
-/// 54 -> 52 MB). Callers read an entry only until the next insertion.
-class ChildMap {
-public:
-  using Key = std::pair<uint32_t, StringRef>;
-  using Entry = std::pair<Key, uint32_t>;
-  std::pair<Entry *, bool> try_emplace(const Key &K, uint32_t Child) {
-    if (V.empty() || V.back().first < K) {
-      V.push_back({K, Child});
-      return {&V.back(), true};
-    }
-    auto It = llvm::lower_bound(
-        V, K, [](const Entry &E, const Key &X) { return E.first < X; });
-    if (It != V.end() && It->first == K)
-      return {&*It, false};
-    It = V.insert(It, {K, Child});
-    return {&*It, true};
-  }
-  std::vector<Entry>::const_iterator begin() const { return V.begin(); }
-  std::vector<Entry>::const_iterator end() const { return V.end(); }
-  void clear() { V = {}; }
-
-private:
-  std::vector<Entry> V;
-};
-
 struct CallNode {
   StringRef Func; ///< the callee (a root: the function)
   uint64_t Count = 0;
@@ -93,7 +65,10 @@ struct CallNode {
   uint64_t Size = 0;
   /// Some of the callee's code ran in this context.
   bool Ran = false;
-  ChildMap Children;
+  /// By (call-site group, callee), in key order (a sorted vector: 32
+  /// bytes a child instead of a std::map's 80-byte tree node; bench/pgo's
+  /// sqlite contexts on lines 122 -> 116 MB, re2's CSSPGO 54 -> 52 MB).
+  SortedMap<std::pair<uint32_t, StringRef>, uint32_t> Children;
   /// The flat (prefix base << 32 | callee leaf) pairs decided here.
   std::vector<uint64_t> Keys;
 };
