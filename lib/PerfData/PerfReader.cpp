@@ -283,37 +283,39 @@ Error PerfReader::Impl::readHeader() {
   return Error::success();
 }
 
+void PerfReader::Impl::leaveWindow() {
+  // A fresh window costs a page fault every 4 KB. A spare taken leaves the
+  // list, so that it is not listed twice when it goes back: a window listed
+  // twice never looked free again, and jq's 78 MB recording of bench/pgo
+  // made 32 fresh 1 MB windows for the 8 it holds at most (1,300 page
+  // faults and 5-10% of the CPU more).
+  std::shared_ptr<std::vector<uint8_t>> New;
+  for (auto &S : Spare)
+    if (S.use_count() == 1 && S->size() == Win->size()) {
+      New = std::move(S);
+      S = std::move(Spare.back());
+      Spare.pop_back();
+      break;
+    }
+  if (!New)
+    New = std::make_shared<std::vector<uint8_t>>(Win->size());
+  memcpy(New->data(), Win->data() + Pos, End - Pos);
+  if (Spare.size() < MaxSpareWindows)
+    Spare.push_back(std::move(Win));
+  Win = std::move(New);
+}
+
 // Makes at least Need bytes available at Buf[Pos]; fewer only at the end of
 // the input or of the data section.
 Error PerfReader::Impl::fill(size_t Need) {
   if (End - Pos >= Need || Eof)
     return Error::success();
   if (Pos) {
-    if (Win.use_count() > 1) {
-      // A handler (or the time-order queue) keeps records of this window:
-      // continue in another, one they have all let go of if there is one
-      // (a fresh window costs a page fault every 4 KB). A spare taken
-      // leaves the list, so that it is not listed twice when it goes back:
-      // a window listed twice never looked free again, and jq's 78 MB
-      // recording of bench/pgo made 32 fresh 1 MB windows for the 8 it
-      // holds at most (1,300 page faults and 5-10% of the CPU more).
-      std::shared_ptr<std::vector<uint8_t>> New;
-      for (auto &S : Spare)
-        if (S.use_count() == 1 && S->size() == Win->size()) {
-          New = std::move(S);
-          S = std::move(Spare.back());
-          Spare.pop_back();
-          break;
-        }
-      if (!New)
-        New = std::make_shared<std::vector<uint8_t>>(Win->size());
-      memcpy(New->data(), Win->data() + Pos, End - Pos);
-      if (Spare.size() < MaxSpareWindows)
-        Spare.push_back(std::move(Win));
-      Win = std::move(New);
-    } else {
+    // A window that handlers hold records of is left to them.
+    if (Win.use_count() > 1)
+      leaveWindow();
+    else
       memmove(Win->data(), Win->data() + Pos, End - Pos);
-    }
     BufBase += Pos;
     End -= Pos;
     Pos = 0;
@@ -366,15 +368,15 @@ Error PerfReader::Impl::skipBytes(uint64_t N, const InputLocation &L) {
     BufBase = Target;
     Pos = End = 0;
     if (Win.use_count() > 1) // a handler holds records of this window
-      Win = std::make_shared<std::vector<uint8_t>>(Win->size());
+      leaveWindow();
     return Src->seek(Target);
   }
   while (N) {
     // Payload bytes overwrite the window: leave a window that a handler
     // still holds records of.
-    if (Win.use_count() > 1)
-      Win = std::make_shared<std::vector<uint8_t>>(Win->size());
     Pos = End = 0;
+    if (Win.use_count() > 1)
+      leaveWindow();
     if (Error E = fill(std::min<uint64_t>(N, buf().size())))
       return E;
     if (End == 0)

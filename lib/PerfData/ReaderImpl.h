@@ -112,6 +112,11 @@ public:
   Error addAttr(ArrayRef<uint8_t> AttrBytes, ArrayRef<ulittle64> Ids,
                 const InputLocation &L);
   Error fill(size_t Need);
+  /// Goes on in another window when handlers (or the time-order queue)
+  /// hold records of Win: a spare that nobody holds any more, or a fresh
+  /// one, with Win's unread bytes [Pos, End) copied to its front; Win
+  /// becomes a spare.
+  void leaveWindow();
   Error skipBytes(uint64_t N, const InputLocation &L);
   Error run(PerfEventHandler &H);
   /// Calls H.onRecord, then decodes R by its type and calls the matching
