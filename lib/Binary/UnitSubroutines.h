@@ -24,7 +24,6 @@
 #define LBR2PROF_LIB_BINARY_UNITSUBROUTINES_H
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "lbr2prof/Support/Arena.h"
 #include <cstdint>
@@ -118,8 +117,13 @@ private:
   };
   std::vector<Entry> Entries;
   mutable size_t Hint = 0;
-  /// Bit K: a DIE starts at the unit's offset + K.
-  llvm::BitVector Starts;
+  /// Where each subroutine DIE starts (subprograms and inlined
+  /// subroutines, kept or passed over), from the unit's offset, ascending:
+  /// the DIEs read() reads and references may name. A bit for every byte
+  /// of the unit (every DIE's start), allocated and cleared for each unit,
+  /// was 2% of a fixed profile's CPU on bench/scale's 300 MB binary.
+  std::vector<uint32_t> SubStarts;
+  bool isSubroutineStart(uint64_t Offset) const;
 };
 
 } // namespace lbr2prof
