@@ -10,8 +10,9 @@ is fzCCCqI, compiled with CCC = 000, and copy C rewrites the 6 bytes
 "fz000q" to "fzCCCq" wherever they occur in the object (its symbol table and
 .debug_str: code and other sections never hold that byte string in
 practice, and the link fails on a name it corrupts). So every function is
-its own symbol and its own DWARF subprogram, unit and line-table sequence;
-the copies share their code bytes and line numbers.
+its own symbol and its own DWARF subprogram, and every copy of an object
+is its own unit (--per-tu functions, one line-table sequence); the copies
+share their code bytes and line numbers.
 
 Each function has a loop, two branches and an inlined helper (so its DWARF
 has an inlined subroutine and its line table a few rows), and its own
