@@ -16,6 +16,7 @@
 #include "llvm/ProfileData/SampleProf.h"
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -173,7 +174,11 @@ public:
   };
   FrameTable Bases, Suffixes;
   Node &at(uint32_t Base, uint32_t Suffix) {
-    return Nodes[(uint64_t(Base) << 32) | Suffix];
+    auto [It, New] =
+        Nodes.try_emplace((uint64_t(Base) << 32) | Suffix, uint32_t(Store.size()));
+    if (New)
+      Store.emplace_back();
+    return Store[It->second];
   }
   /// The count above which body samples hold 99% of all: LLVM's hot count
   /// (ProfileSummaryBuilder's 990000 cutoff), in executions.
@@ -181,7 +186,7 @@ public:
     std::vector<uint64_t> C;
     uint64_t Sum = 0;
     for (const auto &KV : Nodes)
-      for (const auto &LC : KV.second.Body)
+      for (const auto &LC : Store[KV.second].Body)
         if (LC.second) {
           C.push_back(LC.second);
           Sum += LC.second;
@@ -207,8 +212,8 @@ public:
     // By (suffix, line offset, discriminator); only the counts are used,
     // so a hash table does (a std::map of them was 4% of sqlite's CSSPGO).
     llvm::DenseMap<std::pair<uint32_t, uint64_t>, uint64_t> ContextLess;
-    for (const auto &[Key, N] : Nodes)
-      for (const auto &[L, Count] : N.Body)
+    for (const auto &[Key, Id] : Nodes)
+      for (const auto &[L, Count] : Store[Id].Body)
         ContextLess[{uint32_t(Key),
                      (uint64_t(L.LineOffset) << 32) | L.Discriminator}] +=
             Count;
@@ -239,8 +244,8 @@ public:
   }
   /// Calls Fn(Base, Suffix, Node) for every node, in no fixed order.
   template <class Fn> void forEachNode(Fn F) const {
-    for (const auto &[Key, N] : Nodes)
-      F(uint32_t(Key >> 32), uint32_t(Key), N);
+    for (const auto &[Key, Id] : Nodes)
+      F(uint32_t(Key >> 32), uint32_t(Key), Store[Id]);
   }
   /// Interns the frames of a context given as call-site groups (one per
   /// call in its chain, outermost first, each that site's inline frames)
@@ -397,8 +402,12 @@ public:
       uint32_t C = chainOf(Base);
       return C == ChainRoot ? 0 : CutAt[C];
     };
-    llvm::DenseMap<uint64_t, Node> Out;
-    for (auto &[Key, N] : Nodes) {
+    llvm::DenseMap<uint64_t, uint32_t> Out;
+    // The nodes that land where another did, added up once the loop is
+    // done: Keep reads the nodes by their old keys meanwhile, and a node
+    // that others are added to is also the one under its old key.
+    std::vector<std::pair<uint32_t, uint32_t>> Adds; // (into, from)
+    for (const auto &[Key, Id] : Nodes) {
       uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
       size_t Groups = depthOf(Base);
       size_t Cut = innerCut(Base);
@@ -422,19 +431,14 @@ public:
         }
         NewBase = B->second;
       }
-      auto [It, New] = Out.try_emplace((uint64_t(NewBase) << 32) | Suffix);
-      Node &To = It->second;
-      // Moved where it is the first at its place (most are), added up
-      // otherwise; either way the old node's maps go now, not after the
-      // loop. Its Head stays: Keep reads it for the nodes still to come.
-      if (New) {
-        To = std::move(N);
-        continue;
-      }
-      To.add(N);
-      N.Body.clear();
-      N.Calls.clear();
+      // The first node at its place (most are) stays where it is, under
+      // its new key.
+      auto [It, New] = Out.try_emplace((uint64_t(NewBase) << 32) | Suffix, Id);
+      if (!New)
+        Adds.push_back({It->second, Id});
     }
+    for (auto [Into, From] : Adds)
+      merge(Into, From);
     Nodes = std::move(Out);
     return Rejected;
   }
@@ -463,8 +467,8 @@ public:
       if (ChainBase[P] == ~0u)
         ChainBase[P] = uint32_t(Id);
     }
-    llvm::DenseMap<uint64_t, Node> Out;
-    for (auto &[Key, N] : Nodes) {
+    llvm::DenseMap<uint64_t, uint32_t> Out;
+    for (const auto &[Key, Id] : Nodes) {
       uint64_t To = Key;
       uint32_t Suffix = uint32_t(Key);
       if (Suffixes.get(Suffix).size() > 1) {
@@ -477,13 +481,13 @@ public:
         for (size_t K = 0; K + 1 < S.size(); ++K)
           P = extend(P, {S[K]});
         To = (uint64_t(baseAt(P)) << 32) | leafOf(S.back().Func.stringRef());
-        N.Instance = Suffix;
+        Store[Id].Instance = Suffix;
       }
-      auto [It, New] = Out.try_emplace(To);
-      if (New)
-        It->second = std::move(N);
-      else
-        It->second.add(N);
+      // Nodes already placed are never visited again: adding now is what
+      // adding after the loop would give.
+      auto [It, New] = Out.try_emplace(To, Id);
+      if (!New)
+        merge(It->second, Id);
     }
     Nodes = std::move(Out);
   }
@@ -495,7 +499,7 @@ public:
   /// The node of (Base, Suffix), if any.
   const Node *find(uint32_t Base, uint32_t Suffix) const {
     auto It = Nodes.find((uint64_t(Base) << 32) | Suffix);
-    return It == Nodes.end() ? nullptr : &It->second;
+    return It == Nodes.end() ? nullptr : &Store[It->second];
   }
   /// Moves the nodes into R.Profiles (as flat CS profiles), calling Made on
   /// each profile with the node's base and suffix ids and whether its
@@ -503,7 +507,8 @@ public:
   void emit(llvm::function_ref<void(llvm::sampleprof::FunctionSamples &, uint32_t Base,
                               uint32_t Suffix, bool WasInlined)>
                 Made) {
-    for (auto &[Key, N] : Nodes) {
+    for (const auto &[Key, Id] : Nodes) {
+      const Node &N = Store[Id];
       llvm::sampleprof::SampleContextFrameVector V = Bases.get(uint32_t(Key >> 32));
       const llvm::sampleprof::SampleContextFrameVector &S = Suffixes.get(uint32_t(Key));
       V.append(S.begin(), S.end());
@@ -520,11 +525,28 @@ public:
            N.wasInlined() || S.size() > 1);
     }
     Nodes.clear();
+    Store.clear();
   }
 
 private:
+  /// Adds node From to node Into, and frees From's counts (it is no
+  /// longer any key's).
+  void merge(uint32_t Into, uint32_t From) {
+    Store[Into].add(Store[From]);
+    Store[From].Body.clear();
+    Store[From].Calls.clear();
+  }
   ContextProfileResult &R;
-  llvm::DenseMap<uint64_t, Node> Nodes;
+  /// The nodes by (base, suffix) key: their places in Store. Nodes kept in
+  /// the map itself (80-byte buckets) were moved at every growth, and the
+  /// split and the prune each built a second map of them while the first
+  /// was alive: the node maps were a third of re2's CSSPGO page faults
+  /// (bench/pgo). The split and the prune now only re-key the places; a
+  /// node added to another stays in Store, empty. The map is filled and
+  /// rebuilt by the same insertions as before, so it is walked in the same
+  /// order.
+  llvm::DenseMap<uint64_t, uint32_t> Nodes;
+  std::deque<Node> Store;
   llvm::StringMap<uint32_t> LeafIds;
   /// The chain trie (extend()): per node its parent, its last group (a
   /// ChainGroups id) and its base once asked for (~0u before); the node of
