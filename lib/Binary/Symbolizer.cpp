@@ -226,6 +226,7 @@ public:
                          uint64_t Offset);
   /// Each unit's subroutines, read once (nullptr: LLVM reads the unit).
   DenseMap<DWARFUnit *, std::unique_ptr<UnitSubroutines>> Subroutines;
+  UnitSubroutines::Scratch SubroutineScratch;
   /// lookupFast()'s last chain from UnitSubroutines: its unit's
   /// subroutines, its innermost subroutine, and its frames' DIE infos (a
   /// DieCache lookup per frame and address was 4% of the children's time
@@ -636,7 +637,7 @@ UnitSubroutines *Symbolizer::Impl::subroutinesOf(DWARFUnit *CU) {
   if (New) {
     // Only the chunk's addresses in this unit are ever asked for.
     auto S = std::make_unique<UnitSubroutines>();
-    if (S->scan(*CU, unitAddrs(CU)))
+    if (S->scan(*CU, unitAddrs(CU), SubroutineScratch))
       It->second = std::move(S);
   }
   return It->second.get();

@@ -234,10 +234,11 @@ private:
 };
 } // namespace
 
-bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
+bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted,
+                           Scratch &Tmp) {
   Entries.clear();
   Hint = 0;
-  if (!scanDies(Unit, Wanted))
+  if (!scanDies(Unit, Wanted, Tmp))
     return false;
   Entries.reserve(AddrMap.size());
   for (const auto &[Low, HighSub] : AddrMap)
@@ -247,7 +248,8 @@ bool UnitSubroutines::scan(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
   return true;
 }
 
-bool UnitSubroutines::scanDies(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
+bool UnitSubroutines::scanDies(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted,
+                               Scratch &Tmp) {
   U = &Unit;
   Subs.clear();
   AddrMap.clear();
@@ -284,11 +286,8 @@ bool UnitSubroutines::scanDies(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
   // is deeper than SkipLevel.
   bool Skipping = false, Inverted = false;
   size_t SkipLevel = 0;
-  // Reused from unit to unit (a unit's objects live on, these need not):
-  // grown afresh in each of the 240 units of bench/scale's 300 MB binary,
-  // they took 2.4k of a fixed profile's 16.7k page faults.
-  static thread_local std::vector<std::pair<uint64_t, uint64_t>> Skipped,
-      Kept;
+  std::vector<std::pair<uint64_t, uint64_t>> &Skipped = Tmp.Skipped,
+                                            &Kept = Tmp.Kept;
   Skipped.clear();
   Kept.clear();
   DWARFAddressRangesVector Rs; // each subroutine's ranges
@@ -339,35 +338,12 @@ bool UnitSubroutines::scanDies(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
       continue;
     }
     SubStarts.push_back(uint32_t(DieOff - Begin));
+    // A subroutine's ranges come from its plan; a code without one (far
+    // from the unit's first) is left to LLVM with the unit.
     RangeAttrs A;
-    if (Plans.planned(Code)) {
-      if (!Plans.read(Code, *Decl, Data, Params, Unit, Off, End, &A))
-        return false;
-    } else {
-      for (const auto &Spec : Decl->attributes()) {
-        std::optional<DWARFFormValue> *Keep = nullptr;
-        switch (Spec.Attr) {
-        case dwarf::DW_AT_low_pc:
-          Keep = &A.Low;
-          break;
-        case dwarf::DW_AT_high_pc:
-          Keep = &A.High;
-          break;
-        case dwarf::DW_AT_ranges:
-          Keep = &A.Ranges;
-          break;
-        default:
-          break;
-        }
-        if (!Keep || *Keep) {
-          if (!DWARFFormValue::skipValue(Spec.Form, Data, &Off, Params))
-            return false;
-          continue;
-        }
-        if (!extractInto(*Keep, Spec, Data, Off, Params, Unit))
-          return false;
-      }
-    }
+    if (!Plans.planned(Code) ||
+        !Plans.read(Code, *Decl, Data, Params, Unit, Off, End, &A))
+      return false;
     if (Off > End)
       return false;
     const std::optional<DWARFFormValue> &Low = A.Low, &High = A.High,
@@ -445,7 +421,7 @@ bool UnitSubroutines::scanDies(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted) {
   // argument of passedOverSafely does not cover.)
   if (Skipped.empty() || (!Inverted && passedOverSafely(Wanted, Skipped, Kept)))
     return true;
-  return scanDies(Unit, {}); // the whole unit after all
+  return scanDies(Unit, {}, Tmp); // the whole unit after all
 }
 
 /// True if leaving the Skipped ranges out of the address map changes no
@@ -524,7 +500,6 @@ bool UnitSubroutines::isSubroutineStart(uint64_t Offset) const {
 }
 
 bool UnitSubroutines::read(uint64_t Offset, Attrs &A) const {
-  const uint64_t Begin = U->getOffset();
   if (!isSubroutineStart(Offset))
     return false;
   DWARFDataExtractor Data = U->getDebugInfoExtractor();
