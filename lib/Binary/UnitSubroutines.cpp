@@ -14,6 +14,7 @@
 #include "llvm/DebugInfo/DWARF/DWARFDie.h"
 #include "llvm/DebugInfo/DWARF/DWARFFormValue.h"
 #include "llvm/DebugInfo/DWARF/DWARFUnit.h"
+#include <cassert>
 #include <cstring>
 #include <optional>
 
@@ -154,12 +155,12 @@ public:
       if (Off > End)
         return false;
       if (S.What != Keep::None) {
-        std::optional<DWARFFormValue> Ignored;
-        std::optional<DWARFFormValue> &V =
-            !Out                       ? Ignored
-            : S.What == Keep::LowPC  ? Out->Low
-            : S.What == Keep::HighPC ? Out->High
-                                     : Out->Ranges;
+        // Only a subroutine's plan keeps values, and its DIEs are read
+        // with Out.
+        assert(Out && "a subroutine's attributes read without RangeAttrs");
+        std::optional<DWARFFormValue> &V = S.What == Keep::LowPC  ? Out->Low
+                                           : S.What == Keep::HighPC ? Out->High
+                                                                    : Out->Ranges;
         if (!extractInto(V, *S.Spec, Data, Off, Params, Unit))
           return false;
         continue;
@@ -343,8 +344,6 @@ bool UnitSubroutines::scanDies(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted,
     RangeAttrs A;
     if (!Plans.planned(Code) ||
         !Plans.read(Code, *Decl, Data, Params, Unit, Off, End, &A))
-      return false;
-    if (Off > End)
       return false;
     const std::optional<DWARFFormValue> &Low = A.Low, &High = A.High,
                                         &Ranges = A.Ranges;

@@ -38,6 +38,13 @@ namespace lbr2prof {
 
 class UnitSubroutines {
 public:
+  /// What scan() needs only while it runs, kept by the caller for the
+  /// next unit's: grown afresh in each of the 240 units of bench/scale's
+  /// 300 MB binary, the ranges passed over and kept took 2.4k of a fixed
+  /// profile's 16.7k page faults.
+  struct Scratch {
+    std::vector<std::pair<uint64_t, uint64_t>> Skipped, Kept;
+  };
   /// Reads U's DIEs; false if the unit must be read by LLVM. With Wanted
   /// (sorted addresses), only the subprograms whose ranges hold one of them
   /// are kept, with the subroutines inlined into them: chain() is then
@@ -46,19 +53,8 @@ public:
   /// stay out of the address map: with every 1,500th function of a 300 MB
   /// binary's 480k hot (bench/scale), the map and its nodes were a quarter
   /// of the scan.
-  /// What scan() needs only while it runs, kept by the caller for the
-  /// next unit's: grown afresh in each of the 240 units of bench/scale's
-  /// 300 MB binary, the ranges passed over and kept took 2.4k of a fixed
-  /// profile's 16.7k page faults.
-  struct Scratch {
-    std::vector<std::pair<uint64_t, uint64_t>> Skipped, Kept;
-  };
   bool scan(llvm::DWARFUnit &U, llvm::ArrayRef<uint64_t> Wanted,
             Scratch &Tmp);
-  bool scan(llvm::DWARFUnit &U, llvm::ArrayRef<uint64_t> Wanted = {}) {
-    Scratch Tmp;
-    return scan(U, Wanted, Tmp);
-  }
   /// The innermost subroutine of Addr's inline chain (a number for
   /// chain()), -1 if none: DWARFUnit::getSubroutineForAddress. Fastest
   /// when asked in ascending order.
