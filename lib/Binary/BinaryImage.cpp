@@ -14,7 +14,6 @@
 //===----------------------------------------------------------------------===//
 #include "BinaryImpl.h"
 #include "lbr2prof/Support/Error.h"
-#include "lbr2prof/Support/HugePages.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/COFF.h"
@@ -77,8 +76,8 @@ void BinaryImage::Impl::indexFunctions() {
   Starts.clear();
   Ends.clear();
   PageFirst.clear();
-  reserveHuge(Starts, Functions.size());
-  reserveHuge(Ends, Functions.size());
+  Starts.reserve(Functions.size());
+  Ends.reserve(Functions.size());
   for (const FunctionSym &F : Functions) {
     Starts.push_back(F.Start);
     Ends.push_back(F.End);
@@ -237,7 +236,7 @@ readSymbols(const ELFFile<ELFT> &E, ArrayRef<typename ELFT::Shdr> Sections,
   StringRef CurFile;
   // Upper bounds: 480k functions grew these one by one in 13% of a run's
   // time (bench/scale, 300 MB narrow).
-  reserveHuge(Raws, Raws.size() + Syms->size());
+  Raws.reserve(Raws.size() + Syms->size());
   for (const auto &S : *Syms) {
     auto Name = S.getName(*StrTab);
     if (!Name) {
@@ -312,7 +311,7 @@ static std::vector<std::pair<uint64_t, uint32_t>>
 sortedByStart(ArrayRef<RawFunctionSym> Raws) {
   using Key = std::pair<uint64_t, uint32_t>;
   std::vector<Key> Keys, Other;
-  reserveHuge(Keys, Raws.size());
+  Keys.reserve(Raws.size());
   for (size_t K = 0; K < Raws.size(); ++K)
     if (!Raws[K].Local)
       Keys.push_back({Raws[K].Start, uint32_t(K)});
@@ -348,7 +347,6 @@ sortedByStart(ArrayRef<RawFunctionSym> Raws) {
     }
     return Keys;
   }
-  reserveHuge(Other, Keys.size());
   Other.resize(Keys.size());
   uint64_t Differ = 0;
   for (const Key &K : Keys)
@@ -387,7 +385,7 @@ static std::vector<uint32_t> mergeAliases(std::vector<RawFunctionSym> &Raws,
   assert(Pool.capacity() - Pool.size() >= Raws.size() &&
          "aliases point into Pool: it must not grow");
   std::vector<std::pair<uint64_t, uint32_t>> Keys = sortedByStart(Raws);
-  reserveHuge(Functions, Functions.size() + Raws.size() + Stubs.size());
+  Functions.reserve(Functions.size() + Raws.size() + Stubs.size());
   size_t P = 0;
   std::vector<uint32_t> StubsAt;
   auto stubsBefore = [&](uint64_t Start) {

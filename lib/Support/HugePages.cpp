@@ -1,24 +1,33 @@
-//===- HugePages.cpp - large tables on transparent huge pages -------------===//
+//===- HugePages.cpp - large blocks on transparent huge pages -------------===//
 #include "lbr2prof/Support/HugePages.h"
-#include <cstdint>
+#include <cstddef>
+#include <cstdlib>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
 namespace lbr2prof {
 
-void adviseHugePages(void *P, size_t Bytes) {
+void *allocateBlock(size_t Bytes, size_t Align) {
+  void *P = nullptr;
+  if (Bytes >= HugeBlockMin) {
+    size_t Rounded = (Bytes + HugePageBytes - 1) & ~(HugePageBytes - 1);
+    if (Rounded < Bytes ||
+        posix_memalign(&P, Align > HugePageBytes ? Align : HugePageBytes,
+                       Rounded))
+      return nullptr;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr uintptr_t Huge = uintptr_t(2) << 20;
-  uintptr_t Begin = (reinterpret_cast<uintptr_t>(P) + Huge - 1) & ~(Huge - 1);
-  uintptr_t End = (reinterpret_cast<uintptr_t>(P) + Bytes) & ~(Huge - 1);
-  if (P && End > Begin)
-    (void)::madvise(reinterpret_cast<void *>(Begin), End - Begin,
-                    MADV_HUGEPAGE);
-#else
-  (void)P;
-  (void)Bytes;
+    (void)::madvise(P, Rounded, MADV_HUGEPAGE);
 #endif
+    return P;
+  }
+  if (Bytes == 0)
+    Bytes = 1;
+  if (Align <= alignof(std::max_align_t))
+    return std::malloc(Bytes);
+  if (Align < sizeof(void *))
+    Align = sizeof(void *);
+  return posix_memalign(&P, Align, Bytes) ? nullptr : P;
 }
 
 } // namespace lbr2prof
