@@ -405,10 +405,9 @@ struct Run {
     return PO;
   }
   /// The CFG profile of the binary, with its checks (given whether or not
-  /// --stats is) and its --stats and --dump=cfg output. CountsOnly: the
-  /// caller reads instruction counts and taken edges only, so without
-  /// flow inference or --dump=cfg no blocks and fall-throughs are made.
-  BinaryProfile binaryProfile(bool CountsOnly = false) const;
+  /// --stats is) and its --stats and --dump=cfg output. Parts: what the
+  /// caller reads; flow inference and --dump=cfg make all of it.
+  BinaryProfile binaryProfile(ProfileParts Parts = ProfileParts::All) const;
   void dumpRaw() const {
     if (Opts.Dump == "raw")
       printRawProfile(raw(), Agg.maps(), Out);
@@ -437,10 +436,10 @@ struct Run {
   }
 };
 
-BinaryProfile Run::binaryProfile(bool CountsOnly) const {
+BinaryProfile Run::binaryProfile(ProfileParts Parts) const {
   BinaryProfileOptions PO = profileOptions();
-  PO.CountsOnly = CountsOnly && PO.InferFlow == FlowInferenceMethod::None &&
-                  Opts.Dump != "cfg";
+  if (PO.InferFlow == FlowInferenceMethod::None && Opts.Dump != "cfg")
+    PO.Parts = Parts;
   BinaryProfile P = buildBinaryProfile(raw(), Bin.Dso, image(), PO);
   const ProfileStats &S = P.Stats;
   uint64_t Bad = S.RangeNotBoundary.Count + S.BranchesSourceNotBoundary.Count +
@@ -490,7 +489,7 @@ Error writeFdataOutput(const Run &R) {
     if (R.Opts.NoLbr)
       writeNoLbrFdata(R.raw(), R.Bin.Dso, R.image(), R.Rec.EventName, OS);
     else {
-      BinaryProfile P = R.binaryProfile();
+      BinaryProfile P = R.binaryProfile(ProfileParts::Edges);
       writeFdata(P, R.image(), OS, R.Threads);
       R.done(P);
     }
@@ -701,7 +700,7 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
   // The whole program's CFG profile only feeds --stats and the CFG dump
   // here: built only for them.
   if (R.Opts.Stats || R.Opts.Dump == "cfg")
-    R.binaryProfile(/*CountsOnly=*/true);
+    R.binaryProfile(ProfileParts::Counts);
   Error E = finishSampleProfile(
       R, CP.Profiles, Kind, Probes != nullptr, CP.PreInlined, [&] {
         printContextProfileStats(CP.Stats, R.raw().Contexts.Stats, R.Err);
@@ -711,7 +710,7 @@ Error writeContextProfile(const Run &R, Symbolizer *Sym,
 }
 
 Error writeProbeProfile(const Run &R, const PseudoProbes &Probes) {
-  BinaryProfile P = R.binaryProfile(/*CountsOnly=*/true);
+  BinaryProfile P = R.binaryProfile(ProfileParts::Counts);
   ProbeProfileResult PP = buildProbeProfile(P, R.image(), Probes);
   R.done(P);
   Error E = finishSampleProfile(
@@ -767,7 +766,7 @@ Error writeLineProfile(const Run &R, bool WithContexts) {
   // Instruction counts and taken edges are what the line profile reads:
   // without blocks and fall-throughs (and their leaders), bench/scale's
   // 100 MB broad line profile peaks at 804 MB instead of 837.
-  BinaryProfile P = R.binaryProfile(/*CountsOnly=*/true);
+  BinaryProfile P = R.binaryProfile(ProfileParts::Counts);
   // The counts are in P now.
   if (R.LastOfCounts && R.Opts.Dump != "raw")
     R.raw().releaseCounts();

@@ -215,7 +215,7 @@ WorkSet initWork(const BinaryImage &Image, ArrayRef<unsigned> Funcs,
     for (size_t K = B; K < E; ++K) {
       unsigned F = Funcs[K];
       Work &Wk = W.all()[K];
-      if (Opts.CountsOnly) {
+      if (Opts.Parts == ProfileParts::Counts) {
         // No blocks: no leaders.
       } else if (Opts.Leaders) {
         ArrayRef<uint64_t> L = Opts.Leaders->of(Image, F);
@@ -224,7 +224,8 @@ WorkSet initWork(const BinaryImage &Image, ArrayRef<unsigned> Funcs,
         Wk.Leaders = staticLeaders(Image, F);
       }
       Wk.StaticLeaders = Wk.Leaders.size();
-      Wk.Delta.assign(Image.instructions(F).size() + 1, 0);
+      if (Opts.Parts != ProfileParts::Edges)
+        Wk.Delta.assign(Image.instructions(F).size() + 1, 0);
     }
   };
   // A LeaderCache is not thread-safe.
@@ -351,9 +352,9 @@ void mergeSeenLeaders(WorkSet &W, unsigned Threads) {
 
 /// Step 4: validates each distinct range; a valid one adds its count to
 /// the instructions it covers (as a difference array) and to the
-/// fall-throughs into each leader inside it.
+/// fall-throughs into each leader inside it, as far as Parts has them.
 void countRangeSlice(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
-                     WorkSet &W, bool CountsOnly, ProfileStats &St) {
+                     WorkSet &W, ProfileParts Parts, ProfileStats &St) {
   for (const AddrRange &Rg : Ranges) {
     int FB = Rg.FB, FE = Rg.FE;
     if (FB < 0 || FE < 0) {
@@ -380,9 +381,11 @@ void countRangeSlice(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
     }
     bump(St.RangesValid, Rg.Seen);
     Work &Wk = W[FB];
-    Wk.Delta[IB] += int64_t(Rg.Count);
-    Wk.Delta[IE + 1] -= int64_t(Rg.Count);
-    if (CountsOnly)
+    if (Parts != ProfileParts::Edges) {
+      Wk.Delta[IB] += int64_t(Rg.Count);
+      Wk.Delta[IE + 1] -= int64_t(Rg.Count);
+    }
+    if (Parts == ProfileParts::Counts)
       continue;
     // The leaders inside the range, in address order, are found among
     // its own instructions, each search starting where the last stopped
@@ -405,11 +408,11 @@ void countRangeSlice(const BinaryImage &Image, ArrayRef<AddrRange> Ranges,
 /// thread (what a range adds to its function's work is summed, in any
 /// order), the statistics per slice and then added.
 void countRanges(const BinaryImage &Image, std::vector<AddrRange> &Ranges,
-                 WorkSet &W, bool CountsOnly, ProfileStats &St,
+                 WorkSet &W, ProfileParts Parts, ProfileStats &St,
                  unsigned Threads) {
   constexpr size_t Slice = 1024;
   if (Threads <= 1 || Ranges.size() <= Slice) {
-    countRangeSlice(Image, Ranges, W, CountsOnly, St);
+    countRangeSlice(Image, Ranges, W, Parts, St);
     return;
   }
   // By start: a function's ranges are then together (functionAt is
@@ -436,15 +439,15 @@ void countRanges(const BinaryImage &Image, std::vector<AddrRange> &Ranges,
       countRangeSlice(Image,
                       ArrayRef<AddrRange>(Ranges).slice(
                           Cuts[C], Cuts[C + 1] - Cuts[C]),
-                      W, CountsOnly, Part[C]);
+                      W, Parts, Part[C]);
   });
   for (const ProfileStats &P : Part)
     St.add(P);
 }
 
-/// Step 5: the CFG of function F from its working state: instruction
-/// counts, blocks with counts, edges sorted by address, and (if asked)
-/// counts made consistent by flow inference.
+/// Step 5: the CFG of function F from its working state, as far as
+/// Opts.Parts has it: instruction counts, blocks with counts, edges sorted
+/// by address, and (if asked) counts made consistent by flow inference.
 void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
              const BinaryProfileOptions &Opts, FunctionCfg &Cfg) {
   Cfg.Func = F;
@@ -452,26 +455,29 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
   ArrayRef<Inst> I = Image.instructions(F);
   const FunctionSym &FS = Image.functions()[F];
   // Per instruction, for the blocks' counts below.
-  std::vector<uint64_t> InstCount(Opts.CountsOnly ? 0 : I.size());
-  int64_t Run = 0;
-  for (size_t K = 0; K < I.size(); ++K) {
-    Run += Wk.Delta[K];
-    if (!Opts.CountsOnly)
-      InstCount[K] = uint64_t(Run);
-    if (Run > 0)
-      Cfg.InstCounts.push_back({I[K].Addr, uint64_t(Run)});
+  bool Blocks = Opts.Parts == ProfileParts::All;
+  std::vector<uint64_t> InstCount(Blocks ? I.size() : 0);
+  if (Opts.Parts != ProfileParts::Edges) {
+    int64_t Run = 0;
+    for (size_t K = 0; K < I.size(); ++K) {
+      Run += Wk.Delta[K];
+      if (Blocks)
+        InstCount[K] = uint64_t(Run);
+      if (Run > 0)
+        Cfg.InstCounts.push_back({I[K].Addr, uint64_t(Run)});
+    }
   }
   Cfg.Taken = std::move(Wk.Taken);
   auto ByAddr = [](const Edge &A, const Edge &B) {
     return std::tie(A.From, A.To) < std::tie(B.From, B.To);
   };
   std::sort(Cfg.Taken.begin(), Cfg.Taken.end(), ByAddr);
-  if (Opts.CountsOnly)
+  if (Opts.Parts == ProfileParts::Counts)
     return;
   // Leaders are sorted: their instructions are met walking the function
   // once, as the counts above were.
   const Inst *Pos = I.begin();
-  for (size_t K = 0; K < Wk.Leaders.size(); ++K) {
+  for (size_t K = 0; Blocks && K < Wk.Leaders.size(); ++K) {
     Block B;
     B.Start = Wk.Leaders[K];
     B.End = K + 1 < Wk.Leaders.size() ? Wk.Leaders[K + 1] : FS.End;
@@ -489,7 +495,8 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
     else
       Cfg.FallThrough.push_back({E.From, E.To, E.Count, 0, 0});
   }
-  inferConsistentCounts(Cfg, Image, Opts.InferFlow);
+  if (Blocks)
+    inferConsistentCounts(Cfg, Image, Opts.InferFlow);
 }
 
 } // namespace
@@ -504,8 +511,9 @@ ArrayRef<uint64_t> LeaderCache::of(const BinaryImage &Image, unsigned F) {
 BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
                                  const BinaryImage &Image,
                                  BinaryProfileOptions Opts) {
-  assert((!Opts.CountsOnly || Opts.InferFlow == FlowInferenceMethod::None) &&
-         "flow inference needs the blocks");
+  assert((Opts.Parts == ProfileParts::All ||
+          Opts.InferFlow == FlowInferenceMethod::None) &&
+         "flow inference needs the blocks and counts");
   BinaryProfile P;
   // 1. Branches and ranges in binary addresses; which functions they touch.
   std::vector<char> Touched(Image.functions().size(), 0);
@@ -527,7 +535,7 @@ BinaryProfile buildBinaryProfile(const RawProfile &Raw, int Dso,
 
   // 4. Validate each distinct range, then count instructions and
   //    fall-throughs.
-  countRanges(Image, Ranges, W, Opts.CountsOnly, P.Stats, Opts.Threads);
+  countRanges(Image, Ranges, W, Opts.Parts, P.Stats, Opts.Threads);
 
   // 5. Blocks with counts, edges sorted; each function on its own.
   std::vector<FunctionCfg *> Cfgs;

@@ -513,7 +513,8 @@ public:
     BO.Leaders = &Leaders;
     // Only counts and taken edges are read below, unless flow inference
     // needs the blocks.
-    BO.CountsOnly = InferFlow == FlowInferenceMethod::None;
+    if (InferFlow == FlowInferenceMethod::None)
+      BO.Parts = ProfileParts::Counts;
   }
   /// Every context of Raw with a branch or range in the binary.
   void addContexts(const RawProfile &Raw);

@@ -131,6 +131,24 @@ private:
 /// --infer-flow[=mcf|profi]); None leaves the sampled counts as they are.
 enum class FlowInferenceMethod { None, MinCostFlow, Profi };
 
+/// The parts of a FunctionCfg a profile's consumer reads; the others are
+/// left empty (zero).
+enum class ProfileParts {
+  /// Blocks, taken and fall-through edges, instruction and entry counts.
+  All,
+  /// Instruction counts, taken edges and entry counts: no blocks, no
+  /// fall-through edges (so no leaders). The context profile builder
+  /// makes a profile per context and reads only those (sqlite's CSSPGO:
+  /// 4,597 contexts, each copying and walking every leader of the
+  /// functions that ran in it); line and probe profiles too.
+  Counts,
+  /// Taken and fall-through edges: no instruction or block counts (so no
+  /// per-instruction difference array), what fdata reads. bench/scale's
+  /// 20 MB broad fdata: 1.2M instructions' counts, 7k of its 18k page
+  /// faults.
+  Edges,
+};
+
 struct BinaryProfileOptions {
   unsigned Threads = 1;
   /// Make each function's counts flow-consistent (FlowInference.h).
@@ -138,13 +156,9 @@ struct BinaryProfileOptions {
   /// Static leaders from here (kept for the next call) rather than found
   /// anew.
   LeaderCache *Leaders = nullptr;
-  /// Only the instruction counts, taken edges and entry counts are wanted:
-  /// no blocks, no fall-through edges (so no leaders). Not with
-  /// InferFlow, which works on blocks. The context profile builder makes
-  /// a profile per context and reads only those (sqlite's CSSPGO: 4,597
-  /// contexts, each copying and walking every leader of the functions
-  /// that ran in it).
-  bool CountsOnly = false;
+  /// What the caller reads; anything but All is not with InferFlow, which
+  /// works on blocks and counts.
+  ProfileParts Parts = ProfileParts::All;
 };
 
 /// Builds the profile of DSO index Dso (as numbered by the aggregator's
