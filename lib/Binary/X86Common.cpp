@@ -21,10 +21,10 @@ enum class Form : uint8_t {
   Bare,      ///< nothing
   ModRM,     ///< ModRM (and SIB, displacement)
   ModRMImm8, ///< ModRM, then an 8-bit immediate
-  ModRMImmZ, ///< ModRM, then a 16-bit (66) or 32-bit immediate
+  ModRMImmZ, ///< ModRM, then a 16-bit (66 without REX.W) or 32-bit one
   Imm8,      ///< an 8-bit immediate
   Imm16,     ///< a 16-bit immediate
-  ImmZ,      ///< a 16-bit (66) or 32-bit immediate
+  ImmZ,      ///< a 16-bit (66 without REX.W) or 32-bit immediate
   Rel8,      ///< an 8-bit displacement from the next instruction
   Rel32,     ///< a 32-bit displacement from the next instruction
 };
@@ -39,8 +39,9 @@ struct Prefixes {
 };
 
 /// The one-byte opcodes decoded here, with Kind set for control transfers
-/// (the rest are Other). Reg is ModRM's reg field, for the groups whose
-/// members differ (read only for forms with a ModRM).
+/// (the rest are Other). In the groups whose members differ by ModRM's reg
+/// field (80-83, C0-C7, D0-D3, F6-F7, FE-FF, 8F), the caller checks the
+/// field once it has read the ModRM byte.
 Form oneByteForm(uint8_t Op, const Prefixes &P, InstKind &Kind) {
   Kind = InstKind::Other;
   // Control transfers: never with legacy prefixes (branch hints, bnd,
