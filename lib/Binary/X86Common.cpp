@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "X86Common.h"
-#include <cstring>
+#include "llvm/Support/Endian.h"
 
 namespace lbr2prof {
 namespace {
@@ -216,7 +216,6 @@ Form twoByteForm(uint8_t Op, const Prefixes &P, InstKind &Kind) {
     return onlyWith(None | O66, Form::ModRM);
   case 0x5b: // cvtdq2ps, cvtps2dq, cvttps2dq
   case 0x6f: case 0x7f: // movq mm, movdqa, movdqu
-    return onlyWith(None | O66 | F3, Form::ModRM);
   case 0x7e: // movd/movq from mm/xmm, movq xmm (F3)
     return onlyWith(None | O66 | F3, Form::ModRM);
   case 0xd6: // movq xmm/m64, xmm
@@ -258,11 +257,8 @@ Form twoByteForm(uint8_t Op, const Prefixes &P, InstKind &Kind) {
 unsigned immZ(const Prefixes &P) { return P.OpSize && !(P.Rex & 8) ? 2 : 4; }
 
 int64_t readSigned(const uint8_t *P, unsigned Bytes) {
-  if (Bytes == 1)
-    return int8_t(P[0]);
-  int32_t V;
-  std::memcpy(&V, P, 4); // x86 is little-endian, as this host
-  return V;
+  return Bytes == 1 ? int8_t(P[0])
+                    : int32_t(llvm::support::endian::read32le(P));
 }
 
 } // namespace
