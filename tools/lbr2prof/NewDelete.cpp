@@ -1,11 +1,13 @@
-//===- NewDelete.cpp - lbr2prof's operator new ----------------------------===//
+//===- NewDelete.cpp - lbr2prof's operator new and delete -----------------===//
 //
-// The replaceable global operator new of the program, for everything it
-// allocates (LLVM's maps and DWARF parser included): memory from
-// allocateBlock(), which puts large blocks on huge pages
-// (Support/HugePages.h). Not in sanitizer builds, whose runtime replaces
-// these itself. libstdc++'s operator delete, its nothrow and array forms
-// call free() and these, so these two are all there is to replace.
+// The replaceable global operator new and delete of the program, for
+// everything it allocates (LLVM's maps and DWARF parser included): memory
+// from allocateBlock(), which puts large blocks on huge pages and, in a
+// BumpScope, carves small ones from a region of its own; freed with
+// freeBlock() (Support/HugePages.h). Not in sanitizer builds, whose runtime
+// replaces these itself. libstdc++'s nothrow and array forms call these
+// (its operator delete called free(), which a BumpScope's block is not
+// for), so these six are all there is to replace.
 //
 //===----------------------------------------------------------------------===//
 #include "lbr2prof/Support/HugePages.h"
@@ -32,4 +34,15 @@ void *operator new(std::size_t Bytes) {
 
 void *operator new(std::size_t Bytes, std::align_val_t Align) {
   return allocateOrThrow(Bytes, static_cast<std::size_t>(Align));
+}
+
+void operator delete(void *P) noexcept { lbr2prof::freeBlock(P); }
+void operator delete(void *P, std::size_t) noexcept {
+  lbr2prof::freeBlock(P);
+}
+void operator delete(void *P, std::align_val_t) noexcept {
+  lbr2prof::freeBlock(P);
+}
+void operator delete(void *P, std::size_t, std::align_val_t) noexcept {
+  lbr2prof::freeBlock(P);
 }

@@ -1,5 +1,6 @@
-//===- HugePagesTest.cpp - allocateBlock's sizes, alignment, advice -------===//
+//===- HugePagesTest.cpp - allocateBlock, BumpScope, the arena's blocks ---===//
 #include "lbr2prof/Support/HugePages.h"
+#include "lbr2prof/Support/Arena.h"
 #include "gtest/gtest.h"
 #include <cstdint>
 #include <cstdlib>
@@ -8,8 +9,20 @@
 #include <malloc.h>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
 
 using namespace lbr2prof;
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LBR2PROF_HAS_ASAN 1
+#endif
+#endif
+#ifndef LBR2PROF_HAS_ASAN
+#define LBR2PROF_HAS_ASAN 0
+#endif
 
 namespace {
 
@@ -88,6 +101,129 @@ TEST(HugePages, LargeAlignmentAndImpossibleSizes) {
   EXPECT_EQ(addr(P) % (2 * HugePageBytes), 0u);
   std::free(P);
   EXPECT_EQ(allocateBlock(SIZE_MAX - 100, 16), nullptr);
+}
+
+// In a scope, small blocks come from the region, apart, and freeing one
+// leaves it there (the next block is a new one); large or over-aligned
+// blocks, and blocks once the scope ends, do not.
+TEST(HugePages, BumpScopeCarvesSmallBlocks) {
+  std::vector<unsigned char *> Blocks;
+  {
+    BumpScope Scope;
+    for (size_t Bytes : {1u, 8u, 16u, 17u, 24u, 100u, 4096u, 70000u,
+                         300000u}) {
+      auto *P = static_cast<unsigned char *>(allocateBlock(Bytes, 16));
+      ASSERT_NE(P, nullptr);
+      EXPECT_TRUE(BumpScope::holds(P)) << Bytes;
+      EXPECT_EQ(addr(P) % 16, 0u);
+      std::memset(P, int(Blocks.size() + 1), Bytes);
+      Blocks.push_back(P);
+    }
+    // Each block rounded up to 16 bytes, no header: 1 and 8 take 16.
+    EXPECT_EQ(addr(Blocks[1]) - addr(Blocks[0]), 16u);
+    EXPECT_EQ(addr(Blocks[2]) - addr(Blocks[1]), 16u);
+    EXPECT_EQ(addr(Blocks[4]) - addr(Blocks[3]), 32u);
+    // Freed, a block stays: the next is elsewhere, the old bytes intact.
+    freeBlock(Blocks[4]);
+    auto *Again = static_cast<unsigned char *>(allocateBlock(24, 16));
+    EXPECT_NE(Again, Blocks[4]);
+    EXPECT_EQ(Blocks[4][23], 5);
+    // Not carved: 2 MiB and more, or more than 16-byte alignment.
+    void *Large = allocateBlock(HugeBlockMin, 16);
+    void *Aligned = allocateBlock(64, 64);
+    EXPECT_FALSE(BumpScope::holds(Large));
+    EXPECT_FALSE(BumpScope::holds(Aligned));
+    EXPECT_EQ(addr(Aligned) % 64, 0u);
+    freeBlock(Large);
+    freeBlock(Aligned);
+  }
+  for (size_t K = 0; K < Blocks.size(); ++K)
+    EXPECT_EQ(Blocks[K][0], K + 1) << K;
+  void *Outside = allocateBlock(24, 16);
+  EXPECT_FALSE(BumpScope::holds(Outside));
+  EXPECT_GE(malloc_usable_size(Outside), 24u); // malloc's
+  freeBlock(Outside);
+}
+
+// Scopes nest and belong to their thread: another thread's blocks come
+// from malloc meanwhile.
+TEST(HugePages, BumpScopeIsPerThreadAndNests) {
+  BumpScope Outer;
+  void *Nested = nullptr;
+  {
+    BumpScope Inner;
+    Nested = allocateBlock(40, 16);
+  }
+  void *Mine = allocateBlock(40, 16);
+  EXPECT_TRUE(BumpScope::holds(Nested));
+  EXPECT_TRUE(BumpScope::holds(Mine));
+  void *Theirs = nullptr;
+  std::thread([&] { Theirs = allocateBlock(40, 16); }).join();
+  EXPECT_FALSE(BumpScope::holds(Theirs));
+  EXPECT_GE(malloc_usable_size(Theirs), 40u);
+  freeBlock(Theirs);
+  freeBlock(Mine);
+}
+
+// Past its first BumpSmallBytes, the region is marked for huge pages.
+TEST(HugePages, BumpRegionIsAdvisedPastItsStart) {
+  BumpScope Scope;
+  void *Last = nullptr;
+  while (BumpScope::bytesCarved() < BumpSmallBytes + HugePageBytes)
+    Last = allocateBlock(64 << 10, 16);
+  ASSERT_NE(Last, nullptr);
+  std::memset(Last, 1, 64 << 10);
+#if defined(__linux__)
+  if (std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    std::string Flags = vmFlagsAt(Last);
+    EXPECT_NE(Flags.find(" hg"), std::string::npos) << Flags;
+  }
+#endif
+}
+
+// glibc's malloc only (a sanitizer's has its own heap).
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !LBR2PROF_HAS_ASAN
+/// This process's resident bytes.
+size_t residentBytes() {
+  std::ifstream In("/proc/self/statm");
+  size_t Size = 0, Resident = 0;
+  In >> Size >> Resident;
+  return Resident * size_t(sysconf(_SC_PAGESIZE));
+}
+
+// Free blocks between live ones stay resident until releaseFreeMemory().
+TEST(HugePages, ReleaseFreeMemoryGivesBackFreePages) {
+  std::vector<void *> Blocks;
+  for (int K = 0; K < 1024; ++K) {
+    Blocks.push_back(std::malloc(64 << 10));
+    std::memset(Blocks.back(), 1, 64 << 10);
+  }
+  // Every 16th stays: the free runs between them cannot join the heap's
+  // top, which free() trims by itself.
+  for (size_t K = 0; K < Blocks.size(); ++K)
+    if (K % 16 != 15)
+      std::free(Blocks[K]);
+  size_t Before = residentBytes();
+  releaseFreeMemory();
+  EXPECT_GE(Before - std::min(Before, residentBytes()), size_t(32) << 20);
+  for (size_t K = 15; K < Blocks.size(); K += 16)
+    std::free(Blocks[K]);
+}
+#endif
+
+// An arena's blocks double up to a huge page: 16 MiB in 1 KiB pieces
+// lies in a handful of contiguous runs, not in 256 blocks of 64 KiB.
+TEST(HugePages, ArenaBlocksGrowToHugePages) {
+  Arena A;
+  uintptr_t Prev = 0;
+  unsigned Jumps = 0;
+  for (int K = 0; K < 16 * 1024; ++K) {
+    uintptr_t P = addr(A.allocate(1024, 16));
+    Jumps += K && P != Prev + 1024;
+    Prev = P;
+  }
+  EXPECT_LE(Jumps, 16u);
+  EXPECT_GE(Jumps, 5u); // it starts small: 64 KiB, 128 KiB, ...
 }
 
 } // namespace
