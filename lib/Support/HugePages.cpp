@@ -18,7 +18,8 @@ namespace {
 /// The address space BumpScope carves blocks from: reserved at the first
 /// scope, marked for huge pages; only what is written takes memory.
 struct BumpRegion {
-  char *Base = nullptr;
+  /// Set once; read by every operator delete, on any thread.
+  std::atomic<char *> Base{nullptr};
   std::atomic<size_t> Used{0};
   std::once_flag Once;
 
@@ -36,24 +37,28 @@ struct BumpRegion {
       // scope takes no more memory than malloc's heap would.
       (void)::madvise(reinterpret_cast<void *>(A + BumpSmallBytes),
                       BumpRegionBytes - BumpSmallBytes, MADV_HUGEPAGE);
-      Base = reinterpret_cast<char *>(A);
+      Base.store(reinterpret_cast<char *>(A), std::memory_order_relaxed);
 #endif
     });
-    return Base;
+    return Base.load(std::memory_order_relaxed);
   }
   /// Bytes of fresh region, null when it is spent.
   char *take(size_t Bytes) {
     size_t Off = Used.fetch_add(Bytes, std::memory_order_relaxed);
     if (Off > BumpRegionBytes || BumpRegionBytes - Off < Bytes)
       return nullptr;
-    return Base + Off;
+    return Base.load(std::memory_order_relaxed) + Off;
   }
+  /// Relaxed: a block reaches the thread that frees it after the scope
+  /// that carved it saw Base set.
   bool holds(const void *P) const {
-    return Base && uintptr_t(P) - uintptr_t(Base) < BumpRegionBytes;
+    char *B = Base.load(std::memory_order_relaxed);
+    return B && uintptr_t(P) - uintptr_t(B) < BumpRegionBytes;
   }
 } Region;
 
-/// This thread's scopes and the span it carves from.
+/// This thread's scopes and the span it carves from (what is left of it
+/// when the thread ends stays unused).
 thread_local unsigned ScopeDepth = 0;
 thread_local char *SpanCur = nullptr, *SpanEnd = nullptr;
 

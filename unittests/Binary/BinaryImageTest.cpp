@@ -13,21 +13,13 @@
 #include "lbr2prof/Binary/BinaryImage.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "Sanitizers.h"
 #include "gtest/gtest.h"
 #include <algorithm>
 #include <map>
 
 using namespace lbr2prof;
 using namespace llvm;
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LBR2PROF_HAS_ASAN 1
-#endif
-#endif
-#ifndef LBR2PROF_HAS_ASAN
-#define LBR2PROF_HAS_ASAN 0
-#endif
 
 namespace {
 
@@ -149,7 +141,7 @@ TEST(BinaryImage, FunctionTableFollowsTheSymbolTable) {
   // merge unless a sanitizer's runtime, linked into them, brings its own
   // thousands of functions.
   EXPECT_GE(Sorted, 1u);
-#if !defined(__SANITIZE_ADDRESS__) && !LBR2PROF_HAS_ASAN
+#if !LBR2PROF_UNDER_ASAN
   EXPECT_EQ(Merged, 2u);
 #endif
 }

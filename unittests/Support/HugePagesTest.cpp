@@ -1,6 +1,7 @@
 //===- HugePagesTest.cpp - allocateBlock, BumpScope, the arena's blocks ---===//
 #include "lbr2prof/Support/HugePages.h"
 #include "lbr2prof/Support/Arena.h"
+#include "Sanitizers.h"
 #include "gtest/gtest.h"
 #include <cstdint>
 #include <cstdlib>
@@ -14,15 +15,6 @@
 #include <vector>
 
 using namespace lbr2prof;
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LBR2PROF_HAS_ASAN 1
-#endif
-#endif
-#ifndef LBR2PROF_HAS_ASAN
-#define LBR2PROF_HAS_ASAN 0
-#endif
 
 namespace {
 
@@ -182,7 +174,7 @@ TEST(HugePages, BumpRegionIsAdvisedPastItsStart) {
 }
 
 // glibc's malloc only (a sanitizer's has its own heap).
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !LBR2PROF_HAS_ASAN
+#if defined(__GLIBC__) && !LBR2PROF_UNDER_ASAN
 /// This process's resident bytes.
 size_t residentBytes() {
   std::ifstream In("/proc/self/statm");
