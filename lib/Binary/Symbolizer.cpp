@@ -103,6 +103,8 @@ public:
   bool GccDiscriminators = false;
   /// SymbolizerOptions::KeepLineZero.
   bool KeepLineZero = false;
+  /// SymbolizerOptions::PipeReadBytes (at least 1).
+  size_t PipeReadBytes = size_t(256) << 10;
   /// F's discriminator and duplication factor from the line table's D.
   /// LLVM packs a base discriminator, a duplication factor and a copy id
   /// into D; GCC writes a plain number per basic block of a line, which
@@ -548,6 +550,7 @@ Symbolizer::create(StringRef BinaryPath, ArrayRef<uint8_t> BuildId,
   I->Isolate = Opts.Isolate;
   I->GccDiscriminators = Opts.GccDiscriminators;
   I->KeepLineZero = Opts.KeepLineZero;
+  I->PipeReadBytes = std::max<size_t>(1, Opts.PipeReadBytes);
   if (I->Isolate)
     I->HasDebug = hasDwarf(*I->Obj);
   else
@@ -1308,8 +1311,9 @@ void ChildPool::readReady() {
     Child &C = Running[K];
     // A message longer than the buffer doubles it.
     if (C.Have == C.Buf.size())
-      C.Buf.resize(std::max<size_t>(1 << 18, 2 * C.Buf.size()));
-    ssize_t N = ::read(C.Fd, C.Buf.data() + C.Have, C.Buf.size() - C.Have);
+      C.Buf.resize(std::max(I.PipeReadBytes, 2 * C.Buf.size()));
+    size_t Room = std::min(C.Buf.size() - C.Have, I.PipeReadBytes);
+    ssize_t N = ::read(C.Fd, C.Buf.data() + C.Have, Room);
     if (N < 0 && errno == EINTR)
       continue;
     if (N > 0) {

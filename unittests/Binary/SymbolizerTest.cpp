@@ -156,6 +156,42 @@ TEST(Symbolizer, FastReadersAgreeWithLLVM) {
   }
 }
 
+TEST(Symbolizer, MessagesCutByReadsAreCompleted) {
+  // Read 3 bytes at a time, every message from a child is cut (the
+  // shortest, 'R' and 'U', take 5), and names longer than the buffer grow
+  // it: the answers must be those of whole reads.
+  std::vector<uint64_t> Addrs;
+  {
+    auto B = BinaryImage::open(LBR2PROF_TEST_PROGXX);
+    ASSERT_TRUE(bool(B));
+    for (const FunctionSym &F : (*B)->functions())
+      if (!F.Plt)
+        for (uint64_t X = F.Start; X < F.End; ++X)
+          Addrs.push_back(X);
+  }
+  SymbolizerOptions Whole, Cut;
+  Cut.PipeReadBytes = 3;
+  auto S1 = Symbolizer::create(LBR2PROF_TEST_PROGXX, {}, Whole);
+  auto S2 = Symbolizer::create(LBR2PROF_TEST_PROGXX, {}, Cut);
+  ASSERT_TRUE(bool(S1) && bool(S2));
+  ASSERT_FALSE(bool((*S1)->prefetch(Addrs, 2)));
+  ASSERT_FALSE(bool((*S2)->prefetch(Addrs, 2)));
+  size_t WithFrames = 0;
+  for (uint64_t Addr : Addrs) {
+    ArrayRef<SourceFrame> F1 = (*S1)->frames(Addr), F2 = (*S2)->frames(Addr);
+    ASSERT_EQ(F1.size(), F2.size()) << "0x" << utohexstr(Addr);
+    WithFrames += !F1.empty();
+    for (size_t K = 0; K < F1.size(); ++K) {
+      EXPECT_EQ(F1[K].Function, F2[K].Function);
+      EXPECT_EQ(F1[K].Line, F2[K].Line);
+      EXPECT_EQ(F1[K].File, F2[K].File);
+      EXPECT_EQ(F1[K].Discriminator, F2[K].Discriminator);
+    }
+    EXPECT_EQ((*S1)->lineAt(Addr).Line, (*S2)->lineAt(Addr).Line);
+  }
+  EXPECT_GT(WithFrames, Addrs.size() / 2);
+}
+
 TEST(Symbolizer, FastReadersAgreeWithLLVMOnSomeFunctions) {
   // Asked for some functions only, a unit's reader passes over the
   // subprograms that hold none of the addresses (and what is inlined into

@@ -76,6 +76,10 @@ struct SymbolizerOptions {
   /// loader computes it (llvm-profgen's convention); by default a stack
   /// with such a frame is dropped.
   bool KeepLineZero = false;
+  /// The most bytes read from a child's pipe at a time (isolated): a
+  /// message the read cuts is completed by the next. Tests read a few bytes
+  /// at a time, so that every message is cut.
+  size_t PipeReadBytes = size_t(256) << 10;
 };
 
 class Symbolizer {
