@@ -96,7 +96,7 @@ struct Decoder {
       if ((I.Kind == InstKind::CondBranch || I.Kind == InstKind::UncondBranch ||
            I.Kind == InstKind::Call) &&
           MIA->evaluateBranch(MI, Addr, Size, T))
-        I.Target = T;
+        I.setTarget(T);
       else if (I.Kind == InstKind::Call)
         I.Kind = InstKind::IndirectCall;
       return true;
@@ -216,7 +216,7 @@ BinaryImage::hashedInstructions(unsigned FuncIndex) const {
   for (const Inst &In : Insts) {
     HashedInst H;
     H.Addr = In.Addr;
-    H.Target = In.Target;
+    H.Target = In.target();
     H.Size = In.Size;
     H.Kind = In.Kind;
     MCInst MI;
@@ -252,7 +252,7 @@ BinaryImage::hashedInstructions(unsigned FuncIndex) const {
     // Operands as BOLT symbolizes them: a direct target becomes a label
     // or function symbol (hashed empty); a RIP-relative displacement the
     // data it reaches (its address; a function's address is hashed empty).
-    bool Direct = In.Target && (In.Kind == InstKind::CondBranch ||
+    bool Direct = In.target() && (In.Kind == InstKind::CondBranch ||
                                 In.Kind == InstKind::UncondBranch ||
                                 In.Kind == InstKind::Call);
     for (unsigned K = 0; K < MI.getNumOperands(); ++K) {

@@ -371,6 +371,13 @@ Symbolizer::Symbolizer(std::unique_ptr<Impl> I) : I(std::move(I)) {}
 Symbolizer::~Symbolizer() = default;
 bool Symbolizer::hasDebugInfo() const { return I->HasDebug; }
 bool Symbolizer::isolated() const { return I->Isolate; }
+void Symbolizer::forgetAnswers() {
+  I->Addrs = {};
+  I->AnswerOf = {};
+  I->Answers = {};
+  I->Extra = DenseMap<uint64_t, Impl::Rec>();
+  I->Frames = Arena();
+}
 StringRef Symbolizer::debugPath() const { return I->Path; }
 const DebugFileResult &Symbolizer::debugFile() const { return I->Debug; }
 ArrayRef<std::string> Symbolizer::warnings() const { return I->Warnings; }

@@ -403,9 +403,9 @@ bool decodeCommonX86(llvm::ArrayRef<uint8_t> Bytes, uint64_t Addr, Inst &I) {
   I.Addr = Addr;
   I.Size = uint8_t(Size);
   I.Kind = Kind;
-  I.Target = 0;
-  if (F == Form::Rel8 || F == Form::Rel32)
-    I.Target = Addr + Size + uint64_t(readSigned(B + K, Imm));
+  I.setTarget(F == Form::Rel8 || F == Form::Rel32
+                  ? Addr + Size + uint64_t(readSigned(B + K, Imm))
+                  : 0);
   return true;
 }
 

@@ -65,10 +65,11 @@ std::vector<uint64_t> staticLeaders(const BinaryImage &Image, unsigned F) {
   for (size_t K = 0; K < I.size(); ++K) {
     if (isTerminator(I[K].Kind) && K + 1 < I.size())
       L.push_back(I[K + 1].Addr);
+    uint64_t T = I[K].target();
     if ((I[K].Kind == InstKind::CondBranch ||
          I[K].Kind == InstKind::UncondBranch) &&
-        I[K].Target >= FS.Start && I[K].Target < FS.End)
-      L.push_back(I[K].Target);
+        T >= FS.Start && T < FS.End)
+      L.push_back(T);
   }
   llvm::sort(L);
   L.erase(std::unique(L.begin(), L.end()), L.end());
@@ -276,7 +277,8 @@ void validateBranches(const BinaryImage &Image, BinaryProfile &P,
           C.V = SourceNotBranch;
           continue;
         }
-        if (I[Idx].Target && E.To != ExternalAddr && E.To != I[Idx].Target) {
+        if (uint64_t T = I[Idx].target();
+            T && E.To != ExternalAddr && E.To != T) {
           C.V = WrongTarget;
           continue;
         }
@@ -459,6 +461,11 @@ void fillCfg(const BinaryImage &Image, unsigned F, Work &Wk,
   std::vector<uint64_t> InstCount(Blocks ? I.size() : 0);
   if (Opts.Parts != ProfileParts::Edges) {
     int64_t Run = 0;
+    size_t Counted = 0;
+    for (size_t K = 0; K < I.size(); ++K)
+      Counted += (Run += Wk.Delta[K]) > 0;
+    Cfg.InstCounts.reserve(Counted);
+    Run = 0;
     for (size_t K = 0; K < I.size(); ++K) {
       Run += Wk.Delta[K];
       if (Blocks)

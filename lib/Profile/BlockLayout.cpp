@@ -189,7 +189,7 @@ void readBranches(ArrayRef<Inst> Insts, const MachineFunctionBlocks &M,
     const Inst &Last = Insts[Idx];
     const Inst *Cond = nullptr;
     if (Last.Kind == InstKind::UncondBranch) {
-      F.Uncond[K] = Last.Target ? startsAt(Last.Target) : -1;
+      F.Uncond[K] = Last.target() ? startsAt(Last.target()) : -1;
       if (F.Uncond[K] >= 0)
         F.Body[K] -= Last.Size;
       if (Idx > First && Insts[Idx - 1].Kind == InstKind::CondBranch)
@@ -199,8 +199,8 @@ void readBranches(ArrayRef<Inst> Insts, const MachineFunctionBlocks &M,
       if (Last.Kind == InstKind::CondBranch)
         Cond = &Last;
     }
-    if (Cond && Cond->Target &&
-        (F.CondTarget[K] = startsAt(Cond->Target)) >= 0)
+    if (Cond && Cond->target() &&
+        (F.CondTarget[K] = startsAt(Cond->target())) >= 0)
       F.Body[K] -= Cond->Size;
   }
 }

@@ -272,11 +272,12 @@ void addStaticEdges(const FunctionCfg &Cfg, const FunctionSym &FS,
         Cfg.Blocks[U + 1].Start == Cfg.Blocks[U].End)
       addEdge(Edges, U, U + 1, I.Addr, Cfg.Blocks[U + 1].Start, false, 0,
               false);
+    uint64_t T = I.target();
     if ((I.Kind == InstKind::CondBranch || I.Kind == InstKind::UncondBranch) &&
-        I.Target >= FS.Start && I.Target < FS.End) {
-      int V = blockOf(Cfg, I.Target);
-      if (V >= 0 && Cfg.Blocks[V].Start == I.Target)
-        addEdge(Edges, U, unsigned(V), I.Addr, I.Target, true, 0, false);
+        T >= FS.Start && T < FS.End) {
+      int V = blockOf(Cfg, T);
+      if (V >= 0 && Cfg.Blocks[V].Start == T)
+        addEdge(Edges, U, unsigned(V), I.Addr, T, true, 0, false);
     }
   }
 }

@@ -367,8 +367,8 @@ void Analyzer::conditionals(ReportData &D) {
     CondRow Row = CR;
     Row.Branch = loc(A);
     const Inst *I = instAt(A);
-    if (I && I->Target)
-      Row.Target = loc(I->Target);
+    if (I && I->target())
+      Row.Target = loc(I->target());
     D.CondTotal += Row.Taken + Row.NotTaken;
     V.push_back(std::move(Row));
   }
@@ -788,8 +788,8 @@ void Analyzer::annotateOne(unsigned F, const InstPrinter &P,
     if (Insts[I].Kind != InstKind::Other && Insts[I].Kind != InstKind::Call &&
         Insts[I].Kind != InstKind::IndirectCall && I + 1 < V.size())
       V[I + 1].BlockStart = true;
-    if (Insts[I].Target >= FS.Start && Insts[I].Target < FS.End)
-      if (int T = instIndexAt(Insts, Insts[I].Target); T >= 0)
+    if (uint64_t To = Insts[I].target(); To >= FS.Start && To < FS.End)
+      if (int T = instIndexAt(Insts, To); T >= 0)
         V[T].BlockStart = true;
   }
   for (const auto &[L, N] : Raw.Ips)
@@ -824,8 +824,8 @@ void Analyzer::annotateOne(unsigned F, const InstPrinter &P,
   for (size_t I = 0; I < Insts.size(); ++I) {
     AnnotatedInst &AI = V[I];
     AI.Text = P.text(Insts[I].Addr, Insts[I].Size);
-    if (Insts[I].Target) {
-      const ReportLoc &T = loc(Insts[I].Target);
+    if (Insts[I].target()) {
+      const ReportLoc &T = loc(Insts[I].target());
       if (!T.Function.empty())
         AI.Text += formatv(" <{0}+{1:x}>", T.Function, T.FuncOffset).str();
     }
@@ -911,8 +911,8 @@ Error Analyzer::prefetchLines() {
     if (Touched[F])
       for (const Inst &I : Image.instructions(F)) {
         Addrs.push_back(I.Addr);
-        if (I.Target)
-          Addrs.push_back(I.Target);
+        if (I.target())
+          Addrs.push_back(I.target());
       }
   return Sym->prefetch(Addrs, std::max(1u, std::thread::hardware_concurrency()));
 }

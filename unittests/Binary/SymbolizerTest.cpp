@@ -203,6 +203,53 @@ TEST(Symbolizer, MessagesCutByReadsAreCompleted) {
   EXPECT_GT(WithFrames, Addrs.size() / 2);
 }
 
+TEST(Symbolizer, ForgottenAnswersLeaveTheNames) {
+  // A profile keeps the names of the frames it was built from while the
+  // answers are freed (forgetAnswers): the names must stay where they
+  // were, the answers go (isolated: none until prefetched again; in
+  // process: looked up again), and come back the same.
+  std::vector<uint64_t> Addrs = addressesOf(LBR2PROF_TEST_PROGXX);
+  ASSERT_FALSE(Addrs.empty());
+  for (bool Isolate : {true, false}) {
+    SCOPED_TRACE(Isolate ? "isolated" : "in process");
+    SymbolizerOptions O;
+    O.Isolate = Isolate;
+    auto S = Symbolizer::create(LBR2PROF_TEST_PROGXX, {}, O);
+    ASSERT_TRUE(bool(S));
+    ASSERT_FALSE(bool((*S)->prefetch(Addrs, 2)));
+    struct Kept {
+      uint64_t Addr;
+      StringRef Name; ///< the Symbolizer's bytes
+      std::string Copy;
+      uint32_t Line;
+    };
+    std::vector<Kept> Before;
+    for (uint64_t A : Addrs)
+      if (ArrayRef<SourceFrame> F = (*S)->frames(A); !F.empty())
+        Before.push_back({A, F.back().Function, F.back().Function.str(),
+                          F.front().Line});
+    ASSERT_GT(Before.size(), Addrs.size() / 4);
+    (*S)->forgetAnswers();
+    // Memory the answers held is reused for other bytes.
+    std::vector<std::string> Fill(2000, std::string(200, 'x'));
+    for (const Kept &K : Before)
+      ASSERT_EQ(K.Name, K.Copy);
+    if (Isolate)
+      for (const Kept &K : Before)
+        ASSERT_TRUE((*S)->frames(K.Addr).empty());
+    else
+      EXPECT_FALSE((*S)->frames(Before.front().Addr).empty());
+    ASSERT_FALSE(bool((*S)->prefetch(Addrs, 2)));
+    for (const Kept &K : Before) {
+      ArrayRef<SourceFrame> F = (*S)->frames(K.Addr);
+      ASSERT_FALSE(F.empty());
+      // Interned again to the same bytes.
+      EXPECT_EQ(F.back().Function.data(), K.Name.data());
+      EXPECT_EQ(F.front().Line, K.Line);
+    }
+  }
+}
+
 TEST(Symbolizer, FastReadersAgreeWithLLVMOnSomeFunctions) {
   // Asked for some functions only, a unit's reader passes over the
   // subprograms that hold none of the addresses (and what is inlined into

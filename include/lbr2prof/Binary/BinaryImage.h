@@ -89,14 +89,36 @@ inline bool isTerminator(InstKind K) {
   return K == InstKind::CondBranch || endsFallThrough(K);
 }
 
-/// A decoded instruction.
+/// A decoded instruction, in 16 bytes: a function's instructions are kept
+/// decoded while its profile is built, and every function of bench/scale's
+/// 100 MB broad row ran (4.8M instructions: 114 MB at the 24 bytes a
+/// 64-bit target took; its line profile's peak 850 -> 799 MB).
 struct Inst {
   uint64_t Addr = 0;
-  /// Direct branch or call target, or 0.
-  uint64_t Target = 0;
   uint8_t Size = 0;
   InstKind Kind = InstKind::Other;
+
+  /// Direct branch or call target, or 0.
+  uint64_t target() const {
+    return HasTarget ? Addr + Size + uint64_t(int64_t(TargetDelta)) : 0;
+  }
+  /// Sets the target (0: none), Addr and Size first. It is kept as its
+  /// distance from the instruction's end, which is x86-64's rel32 itself;
+  /// a target further than 2 GiB from there is left out (none), as no
+  /// PC-relative branch of the supported architectures reaches that far
+  /// (AArch64's reach 128 MiB).
+  void setTarget(uint64_t T) {
+    int64_t D = int64_t(T - Addr - Size);
+    HasTarget = T != 0 && D == int64_t(int32_t(D));
+    TargetDelta = HasTarget ? int32_t(D) : 0;
+  }
+
+private:
+  bool HasTarget = false;
+  /// Target - (Addr + Size).
+  int32_t TargetDelta = 0;
 };
+static_assert(sizeof(Inst) == 16, "Inst is kept per decoded instruction");
 
 /// True if execution can run straight from Insts[From] to Insts[To]
 /// (From <= To): no instruction before To ends its fall-through. A range

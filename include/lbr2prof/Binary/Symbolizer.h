@@ -108,6 +108,13 @@ public:
   /// prefetched). Valid until the Symbolizer dies. When isolated, threads
   /// may ask at once (not while a prefetch() runs).
   llvm::ArrayRef<SourceFrame> frames(uint64_t Addr);
+  /// Frees every answer kept (prefetched or looked up on demand): frames()
+  /// and lineAt() then answer as before any prefetch(), and what they
+  /// returned earlier is invalid. The names stay valid (a profile built
+  /// from the frames holds them), and so does the debug info. For a
+  /// profile written after its frames were read: bench/scale's 100 MB broad
+  /// line profile held 80 MB of answers while it was written.
+  void forgetAnswers();
   /// Whether lookups are answered by child processes (prefetch()) only.
   bool isolated() const;
   /// The file and line of the innermost frame at Addr. Unlike frames(), also
