@@ -585,7 +585,7 @@ struct LbrAggregator::Batch {
   std::vector<BranchEntry> Entries;
   std::vector<ulittle64> Chains;
   std::vector<Raw> Records;
-  std::vector<std::shared_ptr<std::vector<uint8_t>>> Windows;
+  std::vector<std::shared_ptr<WindowBytes>> Windows;
   std::vector<SampleDecoder> Decoders;
   std::shared_ptr<const std::string> Input;
   size_t size() const { return Samples.size() + Records.size(); }

@@ -45,6 +45,7 @@
 #include "UnitIndex.h"
 #include "UnitSubroutines.h"
 #include "lbr2prof/Support/Arena.h"
+#include "lbr2prof/Support/DefaultInit.h"
 #include "lbr2prof/Support/Error.h"
 #include "lbr2prof/Support/HugePages.h"
 #include "llvm/ADT/DenseMap.h"
@@ -134,21 +135,11 @@ public:
     uint32_t Line;
   };
   static constexpr uint32_t NoFile = ~0u;
-  /// Leaves the elements that resize() adds uninitialized.
-  template <typename T> struct UninitAlloc : std::allocator<T> {
-    template <typename U> struct rebind { using other = UninitAlloc<U>; };
-    template <typename U> void construct(U *P) {
-      ::new (static_cast<void *>(P)) U;
-    }
-    template <typename U, typename... A> void construct(U *P, A &&...Args) {
-      ::new (static_cast<void *>(P)) U(std::forward<A>(Args)...);
-    }
-  };
   /// Answer numbers per address, sized before the children start and
   /// filled as they answer: a page written only after the fork is a fresh
   /// page of the parent, one written (zeroed) before it would be copied on
   /// write.
-  using IdVector = std::vector<uint32_t, UninitAlloc<uint32_t>>;
+  using IdVector = DefaultInitVector<uint32_t>;
   /// Symbolized addresses, sorted and distinct, and the number of each
   /// one's answer in Answers: 12 bytes an address, since runs of
   /// instructions of one line share an answer.

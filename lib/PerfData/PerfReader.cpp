@@ -289,7 +289,7 @@ void PerfReader::Impl::leaveWindow() {
   // twice never looked free again, and jq's 78 MB recording of bench/pgo
   // made 32 fresh 1 MB windows for the 8 it holds at most (1,300 page
   // faults and 5-10% of the CPU more).
-  std::shared_ptr<std::vector<uint8_t>> New;
+  std::shared_ptr<WindowBytes> New;
   for (auto &S : Spare)
     if (S.use_count() == 1 && S->size() == Win->size()) {
       New = std::move(S);
@@ -298,7 +298,7 @@ void PerfReader::Impl::leaveWindow() {
       break;
     }
   if (!New)
-    New = std::make_shared<std::vector<uint8_t>>(Win->size());
+    New = std::make_shared<WindowBytes>(Win->size());
   memcpy(New->data(), Win->data() + Pos, End - Pos);
   if (Spare.size() < MaxSpareWindows)
     Spare.push_back(std::move(Win));
@@ -389,7 +389,7 @@ Error PerfReader::Impl::skipBytes(uint64_t N, const InputLocation &L) {
 }
 
 Error PerfReader::Impl::run(PerfEventHandler &H) {
-  Win = std::make_shared<std::vector<uint8_t>>(
+  Win = std::make_shared<WindowBytes>(
       std::max<size_t>(Opts.WindowSize, 1 << 17));
   Pos = End = 0;
   while (true) {

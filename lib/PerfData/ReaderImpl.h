@@ -32,13 +32,13 @@ public:
 
   // Sequential window over the data: Buf[Pos, End) holds unread bytes that
   // start at file offset BufBase + Pos.
-  std::shared_ptr<std::vector<uint8_t>> Win;
+  std::shared_ptr<WindowBytes> Win;
   /// Windows handed out before, reused once nobody holds them: at most
   /// MaxSpareWindows (the time-order queue and the counting threads'
   /// batches held 8 at once on bench/pgo's recordings).
-  std::vector<std::shared_ptr<std::vector<uint8_t>>> Spare;
+  std::vector<std::shared_ptr<WindowBytes>> Spare;
   static constexpr size_t MaxSpareWindows = 16;
-  std::vector<uint8_t> &buf() { return *Win; }
+  WindowBytes &buf() { return *Win; }
   /// One decoder per attr, for handlers that decode samples themselves.
   std::vector<SampleDecoder> Decoders;
   size_t Pos = 0, End = 0;
@@ -68,7 +68,7 @@ public:
     uint64_t Time, Seq;
     size_t At;
     RecordInfo Info;
-    std::shared_ptr<std::vector<uint8_t>> Win;
+    std::shared_ptr<WindowBytes> Win;
   };
   std::deque<Queued> Queue;
   /// The queue is in time order (records arrived in order since the last
