@@ -3,6 +3,7 @@
 # programs (perf, llvm-profdata, llvm-bolt, clang) judge our output. Tests
 # that need an optional program say so with REQUIRES: and its feature name.
 import os
+import subprocess
 import shutil
 import lit.formats
 
@@ -113,9 +114,34 @@ if have("cpack") and have("dpkg-deb") and have("dpkg-shlibdeps") \
     config.available_features.add("package")
 # Recordings made on real machines (../shared/real-perf-data, see its
 # SOURCES.md): read in place, never copied or modified. Tests that use them
-# say REQUIRES: real-perf-data and skip where the tree is absent.
-realdata = os.path.normpath(os.path.join(config.lbr2prof_src_root, "..",
-                                         "shared", "real-perf-data"))
+# say REQUIRES: real-perf-data and skip where the tree is absent. Found
+# through LBR2PROF_REAL_PERF_DATA, else beside the source tree, else beside
+# the repository it was cloned from when that is a directory here (CI
+# tests a fresh clone in another place).
+def real_perf_data():
+    tried = []
+    if os.environ.get("LBR2PROF_REAL_PERF_DATA"):
+        tried.append(os.environ["LBR2PROF_REAL_PERF_DATA"])
+    tried.append(os.path.join(config.lbr2prof_src_root, "..", "shared",
+                              "real-perf-data"))
+    try:
+        origin = subprocess.run(
+            ["git", "-C", config.lbr2prof_src_root, "config", "--get",
+             "remote.origin.url"], capture_output=True, text=True,
+            timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        origin = ""
+    if origin.startswith("file://"):
+        origin = origin[len("file://"):]
+    if origin.startswith("/"):
+        tried.append(os.path.join(origin, "..", "shared", "real-perf-data"))
+    for d in tried:
+        if os.path.isdir(os.path.join(d, "pdc")):
+            return os.path.normpath(d)
+    return os.path.normpath(tried[-1])
+
+
+realdata = real_perf_data()
 if os.path.isdir(os.path.join(realdata, "pdc")):
     config.available_features.add("real-perf-data")
 config.substitutions.append(("%realdata", realdata))
