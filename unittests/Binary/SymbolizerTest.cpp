@@ -228,7 +228,9 @@ TEST(Symbolizer, ForgottenAnswersLeaveTheNames) {
       if (ArrayRef<SourceFrame> F = (*S)->frames(A); !F.empty())
         Before.push_back({A, F.back().Function, F.back().Function.str(),
                           F.front().Line});
-    ASSERT_GT(Before.size(), Addrs.size() / 4);
+    // Not a fraction of Addrs: under ASan progxx carries the sanitizer
+    // runtime, whose code has no line info.
+    ASSERT_GT(Before.size(), 100u) << Before.size();
     (*S)->forgetAnswers();
     // Memory the answers held is reused for other bytes.
     std::vector<std::string> Fill(2000, std::string(200, 'x'));
