@@ -172,6 +172,8 @@ public:
         Instance = O.Instance;
     }
   };
+  /// Bases: the frames of each base made before splitInlineFrames() (one
+  /// made after it is known by its chain, see baseAt()).
   FrameTable Bases, Suffixes;
   Node &at(uint32_t Base, uint32_t Suffix) {
     auto [It, New] =
@@ -249,11 +251,18 @@ public:
   }
   /// Interns the frames of a context given as call-site groups (one per
   /// call in its chain, outermost first, each that site's inline frames)
-  /// and remembers the groups, for pruning.
+  /// and remembers the groups, for pruning. After splitInlineFrames(),
+  /// each frame is a group.
   uint32_t base(llvm::ArrayRef<llvm::sampleprof::SampleContextFrameVector> Groups) {
     uint32_t P = ChainRoot;
-    for (const llvm::sampleprof::SampleContextFrameVector &G : Groups)
-      P = extend(P, G);
+    for (const llvm::sampleprof::SampleContextFrameVector &G : Groups) {
+      if (!Split) {
+        P = extend(P, G);
+        continue;
+      }
+      for (const llvm::sampleprof::SampleContextFrame &F : G)
+        P = extend(P, {F});
+    }
     return baseAt(P);
   }
   /// Chains of call-site groups as a trie, so that a chain's prefixes are
@@ -265,6 +274,8 @@ public:
   static constexpr uint32_t ChainRoot = 0;
   uint32_t extend(uint32_t P,
                   const llvm::sampleprof::SampleContextFrameVector &Group) {
+    assert((!Split || Group.size() == 1) &&
+           "after the split, each frame is a group");
     return extendBy(P, ChainGroups.intern(Group));
   }
   /// extend() by an interned group: G, a ChainGroups id.
@@ -284,6 +295,17 @@ public:
   uint32_t baseAt(uint32_t P) {
     if (ChainBase[P] != ~0u)
       return ChainBase[P];
+    // After splitInlineFrames() every base has a chain of one frame per
+    // group (and every chain is so), and such a chain is the only one of
+    // its frames: one without a base has frames no base has. It gets the
+    // next id without its frames being built and interned (emit() builds
+    // them); interning them was a tenth of sqlite's CSSPGO run.
+    if (Split) {
+      uint32_t Id = uint32_t(BaseChain.size());
+      BaseChain.push_back(P);
+      ChainBase[P] = Id;
+      return Id;
+    }
     // Sized first: appended group by group, a chain's frames grew their
     // vector about twice each (a third of sqlite's CSSPGO allocations).
     size_t N = 0;
@@ -337,6 +359,9 @@ public:
   const llvm::sampleprof::SampleContextFrameVector &chainGroup(uint32_t T) const {
     return ChainGroups.get(ChainGroup[T]);
   }
+  /// The id of trie node T's last group (chainGroup(T)'s, in a table of
+  /// groups: the same frames, the same id).
+  uint32_t chainGroupId(uint32_t T) const { return ChainGroup[T]; }
   size_t chainNodes() const { return ChainParent.size(); }
   /// The suffix of function Name called from a context: its own node
   /// (the name at location 0, no inline frames), interned once per name.
@@ -352,6 +377,15 @@ public:
       It->second = Suffixes.intern(L);
     }
     return It->second;
+  }
+  /// leafOf() the outermost function of suffix S, or of chain group G (a
+  /// chainGroupId()): looked up by name once per suffix or group (a
+  /// lookup by name per node was a tenth of the pre-inliner's trie).
+  uint32_t leafOfSuffix(uint32_t S) {
+    return leafOfFirst(SuffixLeaf, S, Suffixes);
+  }
+  uint32_t leafOfGroup(uint32_t G) {
+    return leafOfFirst(GroupLeaf, G, ChainGroups);
   }
   /// Keep(Base, Leaf) decides whether the call context of function Leaf
   /// (a Suffixes id) called under Base stays a context. Where a call in a
@@ -395,14 +429,14 @@ public:
         // The call made at P's last group, into N's last group's function.
         CutAt[N] =
             P == ChainRoot ? 0
-            : keep(baseAt(P), leafOf(chainGroup(N).front().Func.stringRef()))
+            : keep(baseAt(P), leafOfGroup(ChainGroup[N]))
                 ? CutAt[P]
                 : ChainDepth[P];
       }
       uint32_t C = chainOf(Base);
       return C == ChainRoot ? 0 : CutAt[C];
     };
-    llvm::DenseMap<uint64_t, uint32_t> Out;
+    llvm::DenseMap<uint64_t, uint32_t> Out(Nodes.size());
     // The nodes that land where another did, added up once the loop is
     // done: Keep reads the nodes by their old keys meanwhile, and a node
     // that others are added to is also the one under its old key.
@@ -413,7 +447,7 @@ public:
       size_t Cut = innerCut(Base);
       // The last boundary's prefix is the whole chain: Base itself.
       if (Groups &&
-          !keep(Base, leafOf(Suffixes.get(Suffix).front().Func.stringRef())))
+          !keep(Base, leafOfSuffix(Suffix)))
         Cut = Groups;
       uint32_t NewBase = Base;
       if (Cut) {
@@ -450,23 +484,46 @@ public:
   /// that land on the same key (an inline and a call at one location of
   /// one context, to one function) add up.
   void splitInlineFrames() {
+    assert(!Split && "split twice");
+    // Per group id: its frames' ids as groups of one frame, interned the
+    // first time the group is met (in the order a frame-by-frame walk
+    // interns them), so that each chain is re-walked by ids (interning
+    // every frame of every chain was a sixth of sqlite's CSSPGO run).
+    std::vector<llvm::SmallVector<uint32_t, 2>> OneFrameIds;
+    std::vector<bool> Known;
+    llvm::SmallVector<uint32_t, 16> Path;
     for (size_t Id = 0; Id < BaseChain.size(); ++Id) {
       if (BaseChain[Id] == ChainRoot)
         continue;
       uint32_t P = ChainRoot;
-      // extend() grows the trie and the group table as the groups are
-      // read: the walk's path is taken first, and the groups stay where
-      // they are (FrameTable::get).
-      forEachChainGroup(BaseChain[Id],
-                        [&](const llvm::sampleprof::SampleContextFrameVector &G) {
-                          for (const llvm::sampleprof::SampleContextFrame &F : G)
-                            P = extend(P, {F});
-                        });
+      Path.clear();
+      chainGroupIds(BaseChain[Id], Path);
+      for (uint32_t G : llvm::reverse(Path)) {
+        if (G >= Known.size()) {
+          Known.resize(G + 1);
+          OneFrameIds.resize(G + 1);
+        }
+        if (!Known[G]) {
+          // intern() may grow the table G is in: its keys stay where
+          // they are (FrameTable::get).
+          const llvm::sampleprof::SampleContextFrameVector &V =
+              ChainGroups.get(G);
+          llvm::SmallVector<uint32_t, 2> Ids;
+          for (const llvm::sampleprof::SampleContextFrame &F : V)
+            Ids.push_back(ChainGroups.intern({F}));
+          Known[G] = true;
+          OneFrameIds[G] = std::move(Ids);
+        }
+        for (uint32_t One : OneFrameIds[G])
+          P = extendBy(P, One);
+      }
       // The same frames: the same base, now reached one frame at a time.
       BaseChain[Id] = P;
       if (ChainBase[P] == ~0u)
         ChainBase[P] = uint32_t(Id);
     }
+    Split = true;
+    InternedBases = uint32_t(BaseChain.size());
     llvm::DenseMap<uint64_t, uint32_t> Out;
     for (const auto &[Key, Id] : Nodes) {
       uint64_t To = Key;
@@ -509,7 +566,15 @@ public:
                 Made) {
     for (const auto &[Key, Id] : Nodes) {
       const Node &N = Store[Id];
-      llvm::sampleprof::SampleContextFrameVector V = Bases.get(uint32_t(Key >> 32));
+      uint32_t Base = uint32_t(Key >> 32);
+      llvm::sampleprof::SampleContextFrameVector V;
+      if (Base < InternedBases)
+        V = Bases.get(Base);
+      else
+        forEachChainGroup(BaseChain[Base],
+                          [&](const llvm::sampleprof::SampleContextFrameVector &G) {
+                            V.append(G.begin(), G.end());
+                          });
       const llvm::sampleprof::SampleContextFrameVector &S = Suffixes.get(uint32_t(Key));
       V.append(S.begin(), S.end());
       R.Frames.push_back(std::move(V));
@@ -529,6 +594,14 @@ public:
   }
 
 private:
+  uint32_t leafOfFirst(std::vector<uint32_t> &Memo, uint32_t Id,
+                       const FrameTable &T) {
+    if (Id >= Memo.size())
+      Memo.resize(Id + 1, ~0u);
+    if (Memo[Id] == ~0u)
+      Memo[Id] = leafOf(T.get(Id).front().Func.stringRef());
+    return Memo[Id];
+  }
   /// Adds node From to node Into, and frees From's counts (it is no
   /// longer any key's).
   void merge(uint32_t Into, uint32_t From) {
@@ -548,14 +621,20 @@ private:
   llvm::DenseMap<uint64_t, uint32_t> Nodes;
   std::deque<Node> Store;
   llvm::StringMap<uint32_t> LeafIds;
+  /// leafOfSuffix() and leafOfGroup() by id (~0u: not asked yet).
+  std::vector<uint32_t> SuffixLeaf, GroupLeaf;
   /// The chain trie (extend()): per node its parent, its last group (a
   /// ChainGroups id) and its base once asked for (~0u before); the node of
   /// a (parent, group) pair.
   FrameTable ChainGroups;
   std::vector<uint32_t> ChainParent{ChainRoot}, ChainGroup{0}, ChainBase{~0u},
       ChainDepth{0};
+  /// splitInlineFrames() has run; the bases made before it (interned in
+  /// Bases; those made after it are not, see baseAt()).
+  bool Split = false;
+  uint32_t InternedBases = ~0u;
   llvm::DenseMap<uint64_t, uint32_t> ChainChild;
-  /// Per Bases id: the trie node of the first chain that made it (its
+  /// Per base id: the trie node of the first chain that made it (its
   /// groups; the root for none).
   std::vector<uint32_t> BaseChain;
 };

@@ -369,3 +369,49 @@ TEST(FlatProfilesChains, ABaseIsItsFramesHoweverItsGroupsCome) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(FlatProfilesChains, BasesMadeAfterTheSplitAreTheirFrames) {
+  // After splitInlineFrames(), a base is found by its one-frame chain
+  // without its frames being interned: the frames of a base made before
+  // the split give that base, new frames a new one (the same each time),
+  // and emit() writes each profile under its whole context.
+  ContextProfileResult R;
+  FlatProfiles Flat{R};
+  SampleContextFrameVector Main1 = site("main", 1), Hot2 = site("hot", 2),
+                           Often3 = site("often", 3);
+  SampleContextFrameVector Both = Main1;
+  Both.append(Hot2.begin(), Hot2.end());
+  uint32_t Old = Flat.base({Both});
+  Flat.at(Old, Flat.leafOf("often")).Total = 7;
+  Flat.splitInlineFrames();
+  EXPECT_EQ(Flat.base({Main1, Hot2}), Old);
+  EXPECT_EQ(Flat.base({Both}), Old);
+  uint32_t New = Flat.base({Main1, Hot2, Often3});
+  EXPECT_NE(New, Old);
+  EXPECT_NE(New, Flat.base({}));
+  EXPECT_EQ(Flat.base({Main1, Hot2, Often3}), New);
+  EXPECT_EQ(Flat.base({Both, Often3}), New);
+  uint32_t P = FlatProfiles::ChainRoot;
+  for (const SampleContextFrameVector &G : {Main1, Hot2, Often3})
+    P = Flat.extend(P, G);
+  EXPECT_EQ(Flat.baseAt(P), New);
+  uint32_t Other = Flat.base({Main1, Often3});
+  EXPECT_NE(Other, New);
+  EXPECT_NE(Other, Old);
+  Flat.at(New, Flat.leafOf("leaf")).Total = 5;
+  Flat.at(Other, Flat.leafOf("leaf")).Total = 3;
+  std::map<uint64_t, std::vector<std::string>> Seen; // by total samples
+  Flat.emit([&](FunctionSamples &FS, uint32_t, uint32_t, bool) {
+    for (const SampleContextFrame &F : FS.getContext().getContextFrames())
+      Seen[FS.getTotalSamples()].push_back(
+          (F.Func.stringRef() + ":" + Twine(F.Location.LineOffset)).str());
+  });
+  using V = std::vector<std::string>;
+  EXPECT_EQ(Seen[7], (V{"main:1", "hot:2", "often:0"}));
+  EXPECT_EQ(Seen[5], (V{"main:1", "hot:2", "often:3", "leaf:0"}));
+  EXPECT_EQ(Seen[3], (V{"main:1", "often:3", "leaf:0"}));
+}
+
+} // namespace
