@@ -1,10 +1,11 @@
 //===- PseudoProbes.cpp - decode .pseudo_probe and .pseudo_probe_desc ------===//
 //
-// The sections are decoded by LLVM MC's MCPseudoProbeDecoder. Its decoder
-// checks every read against the buffer's end but recurses once per level of
-// inlining, so a crafted section with a deep nest would overflow the stack;
-// and it only says "failed". So each section is first walked here without
-// recursion, to bound the nesting and to name the byte offset of a fault.
+// The probe sections are decoded here, as LLVM MC's MCPseudoProbeDecoder
+// decodes them (its descriptor reader is used). Each section is first
+// walked to check it, without recursion (LLVM's decoder recurses once per
+// level of inlining, so a crafted deep nest would overflow its stack, and
+// it only says "failed"): to bound the nesting and to name the byte offset
+// of a fault.
 // The layouts (documented in llvm/MC/MCPseudoProbe.h):
 //
 //   .pseudo_probe_desc:  { GUID u64, HASH u64, NAMELEN uleb, NAME bytes }*

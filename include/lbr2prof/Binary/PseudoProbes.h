@@ -8,10 +8,11 @@
 //   .pseudo_probe       per outlined function, the address of each probe
 //                       (block probes, direct and indirect call probes),
 //                       nested under the call sites of inlined callees.
-// readPseudoProbes() decodes both with LLVM MC's MCPseudoProbeDecoder into
-// the value below: probes sorted by binary (link-time) address, each with
-// its function, index, kind and inline context, and the descriptors by
-// GUID. Nothing else in lbr2prof touches MC's probe classes.
+// readPseudoProbes() decodes both (as LLVM MC's MCPseudoProbeDecoder does;
+// its descriptor reader is used) into the value below: probes sorted by
+// binary (link-time) address, each with its function, index, kind and
+// inline context, and the descriptors by GUID. Nothing else in lbr2prof
+// touches MC's probe classes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_BINARY_PSEUDOPROBES_H
