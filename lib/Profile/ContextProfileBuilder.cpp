@@ -11,6 +11,7 @@
 #include "lbr2prof/Profile/ContextProfileBuilder.h"
 #include "lbr2prof/Support/Parallel.h"
 #include "FlatProfiles.h"
+#include "NestedProfiles.h"
 #include "PreInliner.h"
 #include "lbr2prof/Profile/BinaryProfile.h"
 #include "llvm/ProfileData/ProfileCommon.h"
@@ -809,103 +810,7 @@ void preInline(FlatProfiles &Flat, const BinaryImage &Image,
   });
 }
 
-/// Moves Flat's nodes into R.Profiles, marking which contexts the
-/// pre-inliner kept (clang inlines those, as it does llvm-profgen's) and
-/// which were inlined in the profiled binary; probe-based profiles also
-/// carry each function's CFG checksum. Root: the empty context's base id.
-void emitMarked(FlatProfiles &Flat, const ContextProfileOptions &Opts,
-                uint32_t Root, ContextProfileResult &R) {
-  StringMap<uint64_t> Hash;
-  if (Opts.Probes)
-    for (const ProbeFunctionDesc &D : Opts.Probes->descs())
-      Hash[D.Name] = D.Hash;
-  Flat.emit([&](FunctionSamples &FS, uint32_t Base, uint32_t Suffix,
-                bool Inlined) {
-    if (Opts.Probes)
-      FS.setFunctionHash(Hash.lookup(FS.getFunction().stringRef()));
-    if (Inlined)
-      FS.getContext().setAttribute(ContextWasInlined);
-    if (Opts.PreInline && (Base != Root || Flat.Suffixes.get(Suffix).size() > 1)) {
-      FS.getContext().setAttribute(ContextShouldBeInlined);
-      R.PreInlined = true;
-    }
-  });
-}
-
-/// Makes Profiles again in name order. The writers sort profiles by their
-/// counts, but the extbinary function metadata follows the map's own
-/// order, which is the order profiles were made in: context ids, which
-/// depend on how threads split the input. Made again in name order, the
-/// file is the same from run to run (and should a name come twice, its
-/// profiles add up).
-void orderByName(SampleProfileMap &Profiles) {
-  std::vector<FunctionSamples *> ByName;
-  for (auto &KV : Profiles)
-    ByName.push_back(&KV.second);
-  llvm::sort(ByName, [](const FunctionSamples *A, const FunctionSamples *B) {
-    return A->getFunction().stringRef() < B->getFunction().stringRef();
-  });
-  SampleProfileMap Ordered;
-  for (FunctionSamples *FS : ByName)
-    Ordered.create(FS->getContext()).merge(*FS);
-  Profiles = std::move(Ordered);
-}
-
 } // namespace
-
-/// A context whose caller has no profile of its own (main, say, when no
-/// sample fell in main outside the call) would be promoted to a top-level
-/// profile of the callee by the converter, losing its caller; llvm-profgen
-/// roots it at the caller instead, with a profile made for it. So do we:
-/// the caller's profile is made, deepest contexts first so that their
-/// callers get one in turn, and its call site gets the call count the
-/// callee's head samples estimate (1 when the callee has no sample with a
-/// location, so that the call shows as live), as llvm-profgen's
-/// populateInferredFunctionSamples does.
-static void inferCallerProfiles(ContextProfileResult &R) {
-  std::vector<FunctionSamples *> Work;
-  for (auto &KV : R.Profiles)
-    if (KV.second.getContext().getContextFrames().size() > 1)
-      Work.push_back(&KV.second);
-  auto depth = [](const FunctionSamples *F) {
-    return F->getContext().getContextFrames().size();
-  };
-  llvm::sort(Work, [&](const FunctionSamples *A, const FunctionSamples *B) {
-    if (depth(A) != depth(B))
-      return depth(A) > depth(B);
-    return A->getContext() < B->getContext();
-  });
-  for (size_t K = 0; K < Work.size(); ++K) {
-    FunctionSamples *Callee = Work[K];
-    ArrayRef<SampleContextFrame> Frames =
-        Callee->getContext().getContextFrames();
-    SampleContextFrameVector Parent(Frames.begin(), Frames.end() - 1);
-    LineLocation Site = Parent.back().Location;
-    Parent.back().Location = LineLocation(0, 0);
-    if (R.Profiles.find(SampleContext(Parent)) != R.Profiles.end())
-      continue;
-    uint64_t Calls = Callee->getHeadSamplesEstimate();
-    if (!Calls && Callee->getBodySamples().empty())
-      Calls = 1;
-    R.Frames.push_back(std::move(Parent));
-    FunctionSamples &Caller =
-        R.Profiles.create(SampleContext(R.Frames.back()));
-    Caller.addBodySamples(Site.LineOffset, Site.Discriminator, Calls);
-    Caller.addCalledTargetSamples(Site.LineOffset, Site.Discriminator,
-                                  Callee->getFunction(), Calls);
-    Caller.addTotalSamples(Calls);
-    // Its own caller may lack a profile too: it is handled after every
-    // deeper context (the list stays in depth order).
-    if (R.Frames.back().size() > 1) {
-      auto At = std::upper_bound(
-          Work.begin() + K + 1, Work.end(), &Caller,
-          [&](const FunctionSamples *A, const FunctionSamples *B) {
-            return depth(A) > depth(B);
-          });
-      Work.insert(At, &Caller);
-    }
-  }
-}
 
 ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
                                          const BinaryImage &Image,
@@ -915,7 +820,7 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   ContextProfileResult R;
   ContextProfileStats &St = R.Stats;
   St.ProbeBased = Opts.Probes != nullptr;
-  FlatProfiles Flat(R);
+  FlatProfiles Flat;
   std::unique_ptr<CodeNames> Names;
   if (Opts.Probes)
     Names = std::make_unique<ProbeNames>(Image, *Opts.Probes);
@@ -927,11 +832,30 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   Counter.addContexts(Raw);
   if (Opts.PreInline)
     preInline(Flat, Image, Opts, Counter, St);
-  emitMarked(Flat, Opts, Root, R);
-  St.ContextProfiles = R.Profiles.size();
-  inferCallerProfiles(R);
-  ProfileConverter(R.Profiles).convertCSProfiles();
-  orderByName(R.Profiles);
+  // Each profile marked with whether the pre-inliner kept its context
+  // (clang inlines those, as it does llvm-profgen's) and whether its code
+  // was inlined there in the profiled binary; probe-based profiles also
+  // carry each function's CFG checksum.
+  StringMap<uint64_t> Hash;
+  if (Opts.Probes)
+    for (const ProbeFunctionDesc &D : Opts.Probes->descs())
+      Hash[D.Name] = D.Hash;
+  nestProfiles(
+      Flat, Root,
+      [&](uint32_t Base, uint32_t Suffix, const FlatProfiles::Node &N) {
+        const SampleContextFrameVector &S = Flat.Suffixes.get(Suffix);
+        NodeMarks M;
+        if (Opts.Probes)
+          M.FunctionHash = Hash.lookup(S.back().Func.stringRef());
+        if (N.wasInlined() || S.size() > 1)
+          M.Attributes |= ContextWasInlined;
+        if (Opts.PreInline && (Base != Root || S.size() > 1)) {
+          M.Attributes |= ContextShouldBeInlined;
+          R.PreInlined = true;
+        }
+        return M;
+      },
+      R);
   St.TopLevel = R.Profiles.size();
   for (const auto &KV : R.Profiles)
     St.TotalSamples += KV.second.getTotalSamples();

@@ -150,7 +150,6 @@ using CallCounts =
 /// suffix), both interned.
 class FlatProfiles {
 public:
-  explicit FlatProfiles(ContextProfileResult &R) : R(R) {}
   struct Node {
     LocationCounts Body;
     CallCounts Calls;
@@ -484,7 +483,38 @@ public:
   /// that land on the same key (an inline and a call at one location of
   /// one context, to one function) add up.
   void splitInlineFrames() {
-    assert(!Split && "split twice");
+    oneFrameChains();
+    llvm::DenseMap<uint64_t, uint32_t> Out;
+    for (const auto &[Key, Id] : Nodes) {
+      uint64_t To = Key;
+      uint32_t Suffix = uint32_t(Key);
+      if (Suffixes.get(Suffix).size() > 1) {
+        // The base's chain is extended by the suffix's inline frames, one
+        // group each. (leafOf() may grow the table S is in: its keys stay
+        // where they are, FrameTable::get.)
+        const llvm::sampleprof::SampleContextFrameVector &S =
+            Suffixes.get(Suffix);
+        uint32_t P = chainOf(uint32_t(Key >> 32));
+        for (size_t K = 0; K + 1 < S.size(); ++K)
+          P = extend(P, {S[K]});
+        To = (uint64_t(baseAt(P)) << 32) | leafOf(S.back().Func.stringRef());
+        Store[Id].Instance = Suffix;
+      }
+      // Nodes already placed are never visited again: adding now is what
+      // adding after the loop would give.
+      auto [It, New] = Out.try_emplace(To, Id);
+      if (!New)
+        merge(It->second, Id);
+    }
+    Nodes = std::move(Out);
+  }
+  /// Makes every base's chain one of a group per frame (the first half of
+  /// splitInlineFrames(); nodes stay where they are). From then on each
+  /// frame is a group (extend(), base()), and a chain is the only one of
+  /// its frames (baseAt()). Done once; later calls do nothing.
+  void oneFrameChains() {
+    if (Split)
+      return;
     // Per group id: its frames' ids as groups of one frame, interned the
     // first time the group is met (in the order a frame-by-frame walk
     // interns them), so that each chain is re-walked by ids (interning
@@ -524,75 +554,33 @@ public:
     }
     Split = true;
     InternedBases = uint32_t(BaseChain.size());
-    llvm::DenseMap<uint64_t, uint32_t> Out;
-    for (const auto &[Key, Id] : Nodes) {
-      uint64_t To = Key;
-      uint32_t Suffix = uint32_t(Key);
-      if (Suffixes.get(Suffix).size() > 1) {
-        // The base's chain is extended by the suffix's inline frames, one
-        // group each. (leafOf() may grow the table S is in: its keys stay
-        // where they are, FrameTable::get.)
-        const llvm::sampleprof::SampleContextFrameVector &S =
-            Suffixes.get(Suffix);
-        uint32_t P = chainOf(uint32_t(Key >> 32));
-        for (size_t K = 0; K + 1 < S.size(); ++K)
-          P = extend(P, {S[K]});
-        To = (uint64_t(baseAt(P)) << 32) | leafOf(S.back().Func.stringRef());
-        Store[Id].Instance = Suffix;
-      }
-      // Nodes already placed are never visited again: adding now is what
-      // adding after the loop would give.
-      auto [It, New] = Out.try_emplace(To, Id);
-      if (!New)
-        merge(It->second, Id);
-    }
-    Nodes = std::move(Out);
+  }
+  /// The frames of Base, outermost first.
+  llvm::sampleprof::SampleContextFrameVector framesOf(uint32_t Base) const {
+    if (Base < InternedBases)
+      return Bases.get(Base);
+    llvm::sampleprof::SampleContextFrameVector V;
+    forEachChainGroup(BaseChain[Base],
+                      [&](const llvm::sampleprof::SampleContextFrameVector &G) {
+                        V.append(G.begin(), G.end());
+                      });
+    return V;
   }
   /// The call-site groups base() was first given for Base (after
   /// splitInlineFrames(), a group per frame; none if unknown).
   std::vector<llvm::sampleprof::SampleContextFrameVector> groupsOf(uint32_t Base) const {
     return chainGroups(chainOf(Base));
   }
+  /// Frees every node (their counts were taken).
+  void clearNodes() {
+    Nodes = llvm::DenseMap<uint64_t, uint32_t>();
+    Store = std::deque<Node>();
+  }
   /// The node of (Base, Suffix), if any.
   const Node *find(uint32_t Base, uint32_t Suffix) const {
     auto It = Nodes.find((uint64_t(Base) << 32) | Suffix);
     return It == Nodes.end() ? nullptr : &Store[It->second];
   }
-  /// Moves the nodes into R.Profiles (as flat CS profiles), calling Made on
-  /// each profile with the node's base and suffix ids and whether its
-  /// function was inlined there in the profiled binary.
-  void emit(llvm::function_ref<void(llvm::sampleprof::FunctionSamples &, uint32_t Base,
-                              uint32_t Suffix, bool WasInlined)>
-                Made) {
-    for (const auto &[Key, Id] : Nodes) {
-      const Node &N = Store[Id];
-      uint32_t Base = uint32_t(Key >> 32);
-      llvm::sampleprof::SampleContextFrameVector V;
-      if (Base < InternedBases)
-        V = Bases.get(Base);
-      else
-        forEachChainGroup(BaseChain[Base],
-                          [&](const llvm::sampleprof::SampleContextFrameVector &G) {
-                            V.append(G.begin(), G.end());
-                          });
-      const llvm::sampleprof::SampleContextFrameVector &S = Suffixes.get(uint32_t(Key));
-      V.append(S.begin(), S.end());
-      R.Frames.push_back(std::move(V));
-      llvm::sampleprof::FunctionSamples &FS = R.Profiles.create(llvm::sampleprof::SampleContext(R.Frames.back()));
-      for (const auto &[L, C] : N.Body)
-        FS.addBodySamples(L.LineOffset, L.Discriminator, C);
-      for (const auto &[LN, C] : N.Calls)
-        FS.addCalledTargetSamples(LN.first.LineOffset, LN.first.Discriminator,
-                                  llvm::sampleprof::FunctionId(LN.second), C);
-      FS.addHeadSamples(N.Head);
-      FS.addTotalSamples(N.Total);
-      Made(FS, uint32_t(Key >> 32), uint32_t(Key),
-           N.wasInlined() || S.size() > 1);
-    }
-    Nodes.clear();
-    Store.clear();
-  }
-
 private:
   uint32_t leafOfFirst(std::vector<uint32_t> &Memo, uint32_t Id,
                        const FrameTable &T) {
@@ -609,7 +597,6 @@ private:
     Store[From].Body.clear();
     Store[From].Calls.clear();
   }
-  ContextProfileResult &R;
   /// The nodes by (base, suffix) key: their places in Store. Nodes kept in
   /// the map itself (80-byte buckets) were moved at every growth, and the
   /// split and the prune each built a second map of them while the first

@@ -54,8 +54,7 @@ SampleContextFrameVector site(StringRef F, uint32_t Line) {
 }
 
 struct Handmade {
-  ContextProfileResult R;
-  FlatProfiles Flat{R};
+  FlatProfiles Flat;
   StringMap<uint64_t> Size;
 
   uint32_t leaf(StringRef F) { return Flat.Suffixes.intern(site(F, 0)); }
@@ -199,8 +198,7 @@ namespace {
 /// the cold count: the three move to their base profiles, still marked as
 /// inlined in the binary, and leave their calls behind.
 struct Inlined {
-  ContextProfileResult R;
-  FlatProfiles Flat{R};
+  FlatProfiles Flat;
   StringMap<uint64_t> Size;
   DenseMap<uint32_t, uint64_t> CopySize;
 
@@ -340,8 +338,7 @@ TEST(FlatProfilesChains, ABaseIsItsFramesHoweverItsGroupsCome) {
   // The chain trie (extend, baseAt) against base(): one id for one frame
   // vector, whether its frames come as one group, a group each, or a
   // prefix at a time; and the groups remembered are the first ones given.
-  ContextProfileResult R;
-  FlatProfiles Flat{R};
+  FlatProfiles Flat;
   SampleContextFrameVector Main1 = site("main", 1), Hot2 = site("hot", 2),
                            Often3 = site("often", 3);
   SampleContextFrameVector Both = Main1;
@@ -376,9 +373,8 @@ TEST(FlatProfilesChains, BasesMadeAfterTheSplitAreTheirFrames) {
   // After splitInlineFrames(), a base is found by its one-frame chain
   // without its frames being interned: the frames of a base made before
   // the split give that base, new frames a new one (the same each time),
-  // and emit() writes each profile under its whole context.
-  ContextProfileResult R;
-  FlatProfiles Flat{R};
+  // and each base's frames are its own.
+  FlatProfiles Flat;
   SampleContextFrameVector Main1 = site("main", 1), Hot2 = site("hot", 2),
                            Often3 = site("often", 3);
   SampleContextFrameVector Both = Main1;
@@ -400,18 +396,17 @@ TEST(FlatProfilesChains, BasesMadeAfterTheSplitAreTheirFrames) {
   uint32_t Other = Flat.base({Main1, Often3});
   EXPECT_NE(Other, New);
   EXPECT_NE(Other, Old);
-  Flat.at(New, Flat.leafOf("leaf")).Total = 5;
-  Flat.at(Other, Flat.leafOf("leaf")).Total = 3;
-  std::map<uint64_t, std::vector<std::string>> Seen; // by total samples
-  Flat.emit([&](FunctionSamples &FS, uint32_t, uint32_t, bool) {
-    for (const SampleContextFrame &F : FS.getContext().getContextFrames())
-      Seen[FS.getTotalSamples()].push_back(
-          (F.Func.stringRef() + ":" + Twine(F.Location.LineOffset)).str());
-  });
+  auto names = [&](uint32_t Base) {
+    std::vector<std::string> V;
+    for (const SampleContextFrame &F : Flat.framesOf(Base))
+      V.push_back((F.Func.stringRef() + ":" + Twine(F.Location.LineOffset)).str());
+    return V;
+  };
   using V = std::vector<std::string>;
-  EXPECT_EQ(Seen[7], (V{"main:1", "hot:2", "often:0"}));
-  EXPECT_EQ(Seen[5], (V{"main:1", "hot:2", "often:3", "leaf:0"}));
-  EXPECT_EQ(Seen[3], (V{"main:1", "often:3", "leaf:0"}));
+  EXPECT_EQ(names(Old), (V{"main:1", "hot:2"}));
+  EXPECT_EQ(names(New), (V{"main:1", "hot:2", "often:3"}));
+  EXPECT_EQ(names(Other), (V{"main:1", "often:3"}));
+  EXPECT_TRUE(names(Flat.base({})).empty());
 }
 
 } // namespace

@@ -17,8 +17,9 @@
 //    as the context-free profiles do;
 //  - a pre-inliner keeps a call context only for hot calls into small
 //    functions, merging the others into their function's base profile;
-//    then the contexts are nested under their callers' call sites
-//    (ProfileConverter), the form llvm-profgen 19 writes by default and
+//    then the contexts are nested under their callers' call sites (as
+//    LLVM's ProfileConverter does), the form llvm-profgen 19 writes by
+//    default and
 //    clang reads as a plain profile: a call site with a nested profile is
 //    an inlining candidate, and clang merges the nested profile back into
 //    the callee where it does not inline it;
@@ -39,7 +40,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ProfileData/SampleProf.h"
 #include "llvm/Support/raw_ostream.h"
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -141,8 +141,6 @@ struct ContextProfileStats {
 struct ContextProfileResult {
   llvm::sampleprof::SampleProfileMap Profiles;
   ContextProfileStats Stats;
-  /// Storage of the context frames the profiles refer to.
-  std::deque<llvm::sampleprof::SampleContextFrameVector> Frames;
   /// Some context is marked ContextShouldBeInlined (after the
   /// pre-inliner): write it as pre-inlined
   /// (FunctionSamples::ProfileIsPreInlined), so clang follows the marks.
