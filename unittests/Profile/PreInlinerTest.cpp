@@ -334,15 +334,24 @@ TEST(PreInliner, ColdModeMovesOnlyTheColdCopy) {
 
 namespace {
 
+/// Three call sites, and the first two as one group.
+struct Sites {
+  SampleContextFrameVector Main1 = site("main", 1), Hot2 = site("hot", 2),
+                           Often3 = site("often", 3);
+  SampleContextFrameVector Both = joined(Main1, Hot2);
+  static SampleContextFrameVector joined(SampleContextFrameVector A,
+                                         const SampleContextFrameVector &B) {
+    A.append(B.begin(), B.end());
+    return A;
+  }
+};
+
 TEST(FlatProfilesChains, ABaseIsItsFramesHoweverItsGroupsCome) {
   // The chain trie (extend, baseAt) against base(): one id for one frame
   // vector, whether its frames come as one group, a group each, or a
   // prefix at a time; and the groups remembered are the first ones given.
   FlatProfiles Flat;
-  SampleContextFrameVector Main1 = site("main", 1), Hot2 = site("hot", 2),
-                           Often3 = site("often", 3);
-  SampleContextFrameVector Both = Main1;
-  Both.append(Hot2.begin(), Hot2.end());
+  auto [Main1, Hot2, Often3, Both] = Sites();
   uint32_t Whole = Flat.base({Both, Often3});
   uint32_t Split = Flat.base({Main1, Hot2, Often3});
   EXPECT_EQ(Whole, Split);
@@ -375,10 +384,7 @@ TEST(FlatProfilesChains, BasesMadeAfterTheSplitAreTheirFrames) {
   // the split give that base, new frames a new one (the same each time),
   // and each base's frames are its own.
   FlatProfiles Flat;
-  SampleContextFrameVector Main1 = site("main", 1), Hot2 = site("hot", 2),
-                           Often3 = site("often", 3);
-  SampleContextFrameVector Both = Main1;
-  Both.append(Hot2.begin(), Hot2.end());
+  auto [Main1, Hot2, Often3, Both] = Sites();
   uint32_t Old = Flat.base({Both});
   Flat.at(Old, Flat.leafOf("often")).Total = 7;
   Flat.splitInlineFrames();
