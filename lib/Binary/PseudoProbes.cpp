@@ -523,16 +523,9 @@ Expected<PseudoProbes> readPseudoProbes(StringRef Path,
     return ContextOf[N] = uint32_t(R.Contexts.size() - 1);
   };
   R.Probes.reserve(PD.Probes.size());
-  for (const ProbeDecoder::Decoded &P : PD.Probes) {
-    Probe Q;
-    Q.Addr = P.Addr;
-    Q.Guid = P.Guid;
-    Q.Index = P.Index;
-    Q.Discriminator = P.Discriminator;
-    Q.Kind = P.Kind;
-    Q.Context = contextOf(P.Node);
-    R.Probes.push_back(Q);
-  }
+  for (const ProbeDecoder::Decoded &P : PD.Probes)
+    R.Probes.push_back({P.Addr, P.Guid, P.Index, P.Discriminator, P.Kind,
+                        contextOf(P.Node)});
   PD = ProbeDecoder();
   std::sort(R.Probes.begin(), R.Probes.end(),
             [&](const Probe &A, const Probe &B) {
