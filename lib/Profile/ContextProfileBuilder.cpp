@@ -830,6 +830,8 @@ ContextProfileResult buildContextProfile(const RawProfile &Raw, int Dso,
   ContextCounter Counter(Image, Dso, O, *Names, Flat, Root, Opts.InferFlow,
                          Opts.Threads, St);
   Counter.addContexts(Raw);
+  if (Opts.ContextsAdded)
+    Opts.ContextsAdded();
   if (Opts.PreInline)
     preInline(Flat, Image, Opts, Counter, St);
   // Each profile marked with whether the pre-inliner kept its context

@@ -133,6 +133,11 @@ struct ContextCounts {
   ContextStats Stats;
 
   bool empty() const { return Branches.empty() && Ranges.empty(); }
+  /// Frees the branch and range counts (the trie and the stats stay).
+  void releaseCounts() {
+    decltype(Branches)().swap(Branches);
+    decltype(Ranges)().swap(Ranges);
+  }
   /// Adds O's counts (its context ids are re-interned in this trie).
   void merge(const ContextCounts &O);
   /// Re-keys every Loc (DSO renumbering), merging what collides.

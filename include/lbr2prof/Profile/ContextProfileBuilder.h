@@ -40,6 +40,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ProfileData/SampleProf.h"
 #include "llvm/Support/raw_ostream.h"
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -122,6 +123,10 @@ struct ContextProfileOptions {
   InlinedCode Inlined = InlinedCode::Keep;
   /// Name code by these pseudo probes (CSSPGO) rather than by DWARF lines.
   const PseudoProbes *Probes = nullptr;
+  /// Called once every context's counts are in the profiles under
+  /// construction: the raw context counts are not read after that (the
+  /// driver frees them there when nothing else needs them).
+  std::function<void()> ContextsAdded;
 };
 
 struct ContextProfileStats {
