@@ -46,7 +46,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include <algorithm>
+#include <cassert>
 #include <set>
+#include <tuple>
 
 using namespace llvm;
 using namespace llvm::sampleprof;
@@ -475,7 +477,45 @@ void inferInlinedCalls(FlatProfiles &Flat,
   // Deepest first: a caller's estimate reads the counts its inlined
   // callees gave it (llvm-profgen walks its context trie in post-order).
   llvm::sort(Work, std::greater<>());
-  for (auto [Depth, Key] : Work) {
+  // A caller is one level up (its chain is the callee's without the last
+  // group), so a level's calls are added to their callers' sorted sites
+  // together, one merge per caller, before the level above reads them:
+  // added one by one, mostly in the middle of a large caller's sites,
+  // they were 45M of the 118M instructions here on bench/pgo's sqlite
+  // (CSSPGO, recording 1).
+  struct Added {
+    FlatProfiles::Node *Caller;
+    LineLocation Site;
+    StringRef Callee;
+    uint64_t Calls;
+  };
+  std::vector<Added> Level;
+  auto addLevel = [&] {
+    llvm::sort(Level, [](const Added &A, const Added &B) {
+      return std::tie(A.Caller, A.Site, A.Callee) <
+             std::tie(B.Caller, B.Site, B.Callee);
+    });
+    LocationCounts Body;
+    CallCounts Calls;
+    for (size_t I = 0; I < Level.size();) {
+      FlatProfiles::Node *Caller = Level[I].Caller;
+      Body.clear();
+      Calls.clear();
+      for (; I < Level.size() && Level[I].Caller == Caller; ++I) {
+        Body[Level[I].Site] += Level[I].Calls;
+        Calls[{Level[I].Site, Level[I].Callee}] += Level[I].Calls;
+      }
+      Caller->Body.add(Body);
+      Caller->Calls.add(Calls);
+    }
+    Level.clear();
+  };
+  size_t Depth = Work.empty() ? 0 : Work.front().first;
+  for (auto [D, Key] : Work) {
+    if (D != Depth) {
+      addLevel();
+      Depth = D;
+    }
     uint32_t Base = uint32_t(Key >> 32), Suffix = uint32_t(Key);
     uint64_t Calls = callsInto(*Flat.find(Base, Suffix), How);
     StringRef Callee = Flat.Suffixes.get(Suffix).front().Func.stringRef();
@@ -483,13 +523,14 @@ void inferInlinedCalls(FlatProfiles &Flat,
     // before it.
     uint32_t T = Flat.chainOf(Base);
     SampleContextFrame Site = Flat.chainGroup(T).front();
+    uint32_t CallerBase = Flat.baseAt(Flat.chainParent(T));
+    assert(Flat.depthOf(CallerBase) + 1 == D && "a caller one level up");
     FlatProfiles::Node &Caller =
-        Flat.at(Flat.baseAt(Flat.chainParent(T)),
-                Flat.leafOfGroup(Flat.chainGroupId(T)));
-    Caller.Calls[{Site.Location, Callee}] += Calls;
-    Caller.Body[Site.Location] += Calls;
+        Flat.at(CallerBase, Flat.leafOfGroup(Flat.chainGroupId(T)));
+    Level.push_back({&Caller, Site.Location, Callee, Calls});
     Caller.Total += Calls;
   }
+  addLevel();
 }
 
 uint64_t preInlineWithBudget(FlatProfiles &Flat,
