@@ -123,6 +123,30 @@ public:
     }
     V = std::move(M);
   }
+  /// Adds Keys (sorted, distinct) with their Vals: a key already here
+  /// gets Combine(its value, the new one).
+  template <typename Fn>
+  void addSorted(llvm::ArrayRef<Key> Keys, llvm::ArrayRef<Value> Vals,
+                 Fn Combine) {
+    if (V.empty()) {
+      V.reserve(Keys.size());
+      for (size_t K = 0; K < Keys.size(); ++K)
+        V.push_back({Keys[K], Vals[K]});
+      return;
+    }
+    std::vector<Entry> M;
+    M.reserve(V.size() + Keys.size());
+    size_t A = 0, B = 0;
+    while (A < V.size() || B < Keys.size()) {
+      if (B == Keys.size() || (A < V.size() && V[A].first < Keys[B]))
+        M.push_back(V[A++]);
+      else if (A == V.size() || Keys[B] < V[A].first)
+        M.push_back({Keys[B], Vals[B]}), ++B;
+      else
+        M.push_back({Keys[B], Combine(V[A++].second, Vals[B])}), ++B;
+    }
+    V = std::move(M);
+  }
   typename std::vector<Entry>::const_iterator begin() const {
     return V.begin();
   }
