@@ -148,14 +148,22 @@ uint64_t RawProfile::estimate(double W, uint64_t Seen) const {
 
 Loc SampleCounter::locateUser(const ProcessMaps &Maps, uint32_t Pid,
                               uint64_t A) {
-  if (CacheValid && Pid == CachePid && A >= CacheMap.Start &&
-      A < CacheMap.End)
-    return makeLoc(CacheMap.Dso, CacheMap.fileOffset(A));
+  bool Same = CacheValid && Pid == CachePid;
+  if (Same)
+    for (const Mapping &C : CacheMap)
+      if (A >= C.Start && A < C.End)
+        return makeLoc(C.Dso, C.fileOffset(A));
   const Mapping *M = Maps.findUser(Pid, A);
   if (!M)
     return ExternalLoc;
+  if (Same) {
+    CacheNewest ^= 1;
+  } else {
+    CacheNewest = 0;
+    CacheMap[1] = Mapping();
+  }
+  CacheMap[CacheNewest] = *M;
   CachePid = Pid;
-  CacheMap = *M;
   CacheValid = true;
   return makeLoc(M->Dso, M->fileOffset(A));
 }

@@ -205,11 +205,13 @@ public:
   /// looked up in the maps Mode names.
   Loc locate(const ProcessMaps &Maps, uint32_t Pid, uint64_t A,
              AddrMode Mode = AddrMode::Either) {
-    // The last user mapping found answers most lookups (two per entry and
-    // one per call-stack frame): checked here, inline.
+    // The last two user mappings found answer most lookups (two per entry
+    // and one per call-stack frame): checked here, inline.
     if (Mode != AddrMode::Kernel && Mode != AddrMode::None && CacheValid &&
-        Pid == CachePid && A - CacheMap.Start < CacheMap.End - CacheMap.Start)
-      return makeLoc(CacheMap.Dso, CacheMap.fileOffset(A));
+        Pid == CachePid)
+      for (const Mapping &M : CacheMap)
+        if (A - M.Start < M.End - M.Start)
+          return makeLoc(M.Dso, M.fileOffset(A));
     return locateSlow(Maps, Pid, A, Mode);
   }
   /// Forget the cached mapping (the maps changed).
@@ -246,7 +248,14 @@ private:
   /// The last mapping found in a process's maps, and in the kernel's: a
   /// hit in one never answers a lookup meant for the other.
   uint32_t CachePid = ~0u;
-  Mapping CacheMap, CacheKernel;
+  /// Two: branch stacks go back and forth between a program and its
+  /// libraries (gawk's CSSPGO recording: 22% of the lookups missed the
+  /// last mapping found, 740k searches of the maps, 6% of the run's
+  /// instructions). A mapping found replaces the one found before the
+  /// other; an empty one (Start = End) matches nothing.
+  Mapping CacheMap[2];
+  unsigned CacheNewest = 0;
+  Mapping CacheKernel;
   bool CacheValid = false, CacheKernelValid = false;
   Loc locateUser(const ProcessMaps &Maps, uint32_t Pid, uint64_t A);
   Loc locateSlow(const ProcessMaps &Maps, uint32_t Pid, uint64_t A,
