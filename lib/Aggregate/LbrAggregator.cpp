@@ -148,11 +148,8 @@ uint64_t RawProfile::estimate(double W, uint64_t Seen) const {
 
 Loc SampleCounter::locateUser(const ProcessMaps &Maps, uint32_t Pid,
                               uint64_t A) {
+  // locate() found A in neither cached mapping.
   bool Same = CacheValid && Pid == CachePid;
-  if (Same)
-    for (const Mapping &C : CacheMap)
-      if (A >= C.Start && A < C.End)
-        return makeLoc(C.Dso, C.fileOffset(A));
   const Mapping *M = Maps.findUser(Pid, A);
   if (!M)
     return ExternalLoc;

@@ -245,14 +245,15 @@ public:
 
 private:
   const AggregateOptions &Opts;
-  /// The last mapping found in a process's maps, and in the kernel's: a
+  /// The last mappings found in a process's maps, and in the kernel's: a
   /// hit in one never answers a lookup meant for the other.
   uint32_t CachePid = ~0u;
-  /// Two: branch stacks go back and forth between a program and its
-  /// libraries (gawk's CSSPGO recording: 22% of the lookups missed the
-  /// last mapping found, 740k searches of the maps, 6% of the run's
-  /// instructions). A mapping found replaces the one found before the
-  /// other; an empty one (Start = End) matches nothing.
+  /// The process's last two: branch stacks go back and forth between a
+  /// program and its libraries (gawk's CSSPGO recording: 22% of the
+  /// lookups missed the last mapping found, 740k searches of the maps, 6%
+  /// of the run's instructions). A new one replaces the older of the two
+  /// (CacheNewest indexes the newer); an empty one (Start = End) matches
+  /// nothing.
   Mapping CacheMap[2];
   unsigned CacheNewest = 0;
   Mapping CacheKernel;
