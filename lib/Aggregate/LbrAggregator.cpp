@@ -149,19 +149,23 @@ uint64_t RawProfile::estimate(double W, uint64_t Seen) const {
 Loc SampleCounter::locateUser(const ProcessMaps &Maps, uint32_t Pid,
                               uint64_t A) {
   // locate() found A in neither cached mapping.
-  bool Same = CacheValid && Pid == CachePid;
   const Mapping *M = Maps.findUser(Pid, A);
   if (!M)
     return ExternalLoc;
-  if (Same) {
+  if (Pid == CachePid) {
     CacheNewest ^= 1;
   } else {
     CacheNewest = 0;
-    CacheMap[1] = Mapping();
+    CacheMap[1] = CachedMapping();
   }
-  CacheMap[CacheNewest] = *M;
+  CachedMapping &C = CacheMap[CacheNewest];
+  C = CachedMapping();
+  // The addition needs every file offset of the mapping below 2^48, where
+  // makeLoc would mask it (never so in a real file): else not cached.
+  if (M->PgOff <= (1ULL << 48) && M->End - M->Start <= (1ULL << 48) - M->PgOff)
+    C = {M->Start, M->End - M->Start,
+         makeLoc(M->Dso, 0) + M->PgOff - M->Start};
   CachePid = Pid;
-  CacheValid = true;
   return makeLoc(M->Dso, M->fileOffset(A));
 }
 

@@ -207,15 +207,17 @@ public:
              AddrMode Mode = AddrMode::Either) {
     // The last two user mappings found answer most lookups (two per entry
     // and one per call-stack frame): checked here, inline.
-    if (Mode != AddrMode::Kernel && Mode != AddrMode::None && CacheValid &&
-        Pid == CachePid)
-      for (const Mapping &M : CacheMap)
-        if (A - M.Start < M.End - M.Start)
-          return makeLoc(M.Dso, M.fileOffset(A));
+    if (Mode != AddrMode::Kernel && Mode != AddrMode::None && Pid == CachePid)
+      for (const CachedMapping &M : CacheMap)
+        if (A - M.Start < M.Len)
+          return A + M.Delta;
     return locateSlow(Maps, Pid, A, Mode);
   }
-  /// Forget the cached mapping (the maps changed).
-  void invalidate() { CacheValid = CacheKernelValid = false; }
+  /// Forget the cached mappings (the maps changed).
+  void invalidate() {
+    CacheMap[0] = CacheMap[1] = CachedMapping();
+    CacheKernelValid = false;
+  }
   /// Moves the counted traces into Profile's branches and ranges.
   void finalize();
   RawProfile Profile;
@@ -244,12 +246,19 @@ private:
   /// program and its libraries (gawk's CSSPGO recording: 22% of the
   /// lookups missed the last mapping found, 740k searches of the maps, 6%
   /// of the run's instructions). A new one replaces the older of the two
-  /// (CacheNewest indexes the newer); an empty one (Start = End) matches
-  /// nothing.
-  Mapping CacheMap[2];
+  /// (CacheNewest indexes the newer); an empty one (Len 0) matches
+  /// nothing. Each keeps what makes a Loc of an address in one addition
+  /// (fewer instructions per lookup: Lua's CSSPGO recording looks up 37M
+  /// addresses).
+  struct CachedMapping {
+    uint64_t Start = 0, Len = 0;
+    /// A + Delta is makeLoc(Dso, fileOffset(A)) for A inside.
+    uint64_t Delta = 0;
+  };
+  CachedMapping CacheMap[2];
   unsigned CacheNewest = 0;
   Mapping CacheKernel;
-  bool CacheValid = false, CacheKernelValid = false;
+  bool CacheKernelValid = false;
   Loc locateUser(const ProcessMaps &Maps, uint32_t Pid, uint64_t A);
   Loc locateSlow(const ProcessMaps &Maps, uint32_t Pid, uint64_t A,
                  AddrMode Mode);
