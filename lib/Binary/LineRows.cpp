@@ -62,16 +62,31 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
     R.Discriminator = 0;
   };
   reset();
-  bool SeqEmpty = true;
+  bool SeqEmpty = true, Backwards = false;
   uint64_t SeqLow = 0;
   uint32_t SeqFirst = 0;
+  // The first wanted address at or after the sequence's last row.
+  const uint64_t *W = Wanted.begin();
   auto emit = [&](bool EndSequence) {
-    uint32_t Number = uint32_t(Rows.size());
     if (SeqEmpty) {
       SeqEmpty = false;
       SeqLow = R.Address;
-      SeqFirst = Number;
+      SeqFirst = uint32_t(Rows.size());
+      W = llvm::lower_bound(Wanted, R.Address);
+    } else {
+      // A row answers the wanted addresses from its own up to the next
+      // row's: one that answers none is not kept (the row before a row
+      // at the same address never answers). Rows must then ascend, as
+      // lookup's search assumes; a sequence going back declines.
+      const Row &Prev = Rows.back();
+      if (R.Address < Prev.Address)
+        Backwards = true;
+      while (W != Wanted.end() && *W < Prev.Address)
+        ++W;
+      if (W == Wanted.end() || *W >= R.Address)
+        Rows.pop_back();
     }
+    uint32_t Number = uint32_t(Rows.size());
     Rows.push_back(
         Row{R.Address, R.SectionIndex, R.Line, R.Discriminator, R.File});
     if (EndSequence) {
@@ -79,9 +94,9 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
         // A sequence that holds no wanted address keeps its place among
         // the sequences (lookup takes the first one that ends after an
         // address, as LLVM does) but not its rows.
-        auto W = llvm::lower_bound(Wanted, SeqLow);
+        auto In = llvm::lower_bound(Wanted, SeqLow);
         uint32_t Last = Number + 1;
-        if (W == Wanted.end() || *W >= R.Address) {
+        if (In == Wanted.end() || *In >= R.Address) {
           Rows.resize(SeqFirst);
           Last = SeqFirst;
         }
@@ -215,7 +230,7 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
     }
   }
   // An unterminated last sequence is reported by LLVM.
-  return SeqEmpty;
+  return SeqEmpty && !Backwards;
 }
 
 LineRowsResult LineRowReader::lookup(DWARFUnit &U, ArrayRef<uint64_t> Addrs,

@@ -6,13 +6,14 @@
 // growing that vector was a quarter of the DWARF children's time
 // (bench/scale, 20 MB narrow: 38% of all CPU in LineTable::parse, 24% in
 // the vector's reallocation). lookupLineRows() runs the unit's line
-// program once into a reused buffer of 32-byte rows and answers a sorted
-// batch of addresses with the row LineTable::lookupAddress (LLVM 19) gives
-// each: the same sequences (valid ones only, stably sorted by section and
-// end address), the same search within a sequence. Anything the fast path
-// does not reproduce exactly (a warning while reading, a tombstone
-// address, DW_LNE_define_file, VLIW op indexes) makes it decline, and the
-// caller asks LLVM's table instead.
+// program once, keeping in a reused buffer of 32-byte rows only those that
+// answer an address asked for, and answers a sorted batch of addresses
+// with the row LineTable::lookupAddress (LLVM 19) gives each: the same
+// sequences (valid ones only, stably sorted by section and end address),
+// the same search within a sequence. Anything the fast path does not
+// reproduce exactly (a warning while reading, a tombstone address,
+// DW_LNE_define_file, VLIW op indexes, a sequence whose rows go back)
+// makes it decline, and the caller asks LLVM's table instead.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_LIB_BINARY_LINEROWS_H
@@ -70,8 +71,12 @@ public:
   };
 
 private:
-  /// Runs the line program into Rows and Sequences; the rows of a
-  /// sequence that holds none of Wanted (sorted) are not kept.
+  /// Runs the line program into Rows and Sequences, keeping only the rows
+  /// that answer one of Wanted (sorted): none of a sequence that holds
+  /// none of them, and within one, the last row at or before each. A
+  /// sequence kept whole held sqlite's 7 MB of rows in each DWARF child
+  /// (its one unit is one sequence): the line profile's peak, 23.9 MB of
+  /// the children's against the parent's 24.3, is now the parent's.
   bool run(llvm::DWARFUnit &Unit, const llvm::DWARFDebugLine::Prologue &P,
            uint64_t Start, uint64_t End, llvm::ArrayRef<uint64_t> Wanted);
   std::vector<Row> Rows;
