@@ -418,12 +418,15 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     }
     // Entries before an unusable one were usable, so TraceOf[I]'s run
     // ends at From[I - 1], the range this walk counts.
-    Step &S = stepAt(Maps, Ctx, TraceOf[I], From[I], To[I]);
+    const Trace &T = Traces[TraceOf[I]];
+    if (T.LastCtx != Ctx)
+      stepAt(Maps, Ctx, TraceOf[I], From[I], To[I]);
+    Step &S = Steps[T.LastStep];
     ++S.Count;
     S.Weight += Weight;
-    if (S.Mismatch)
+    if (T.LastMismatch)
       break;
-    Ctx = S.NewCtx;
+    Ctx = T.LastNewCtx;
   }
   if (I == Br.size())
     ++CC.Stats.SamplesWhole;
@@ -478,20 +481,18 @@ uint32_t SampleCounter::contextOfStack(const ProcessMaps &Maps, uint32_t Pid,
   return M.Ctx;
 }
 
-SampleCounter::Step &SampleCounter::stepAt(const ProcessMaps &Maps,
-                                           uint32_t Ctx, uint32_t Trace,
-                                           Loc From, Loc To) {
-  if (Trace >= LastSteps.size())
-    LastSteps.resize(Traces.size());
-  LastStep &L = LastSteps[Trace];
-  if (L.Ctx != Ctx) {
-    auto [It, New] = StepIndex.try_emplace(uint64_t(Ctx) << 32 | Trace,
-                                           uint32_t(Steps.size()));
-    if (New)
-      Steps.push_back(unwindStep(Maps, Ctx, From, To));
-    L = {Ctx, It->second};
-  }
-  return Steps[L.Step];
+void SampleCounter::stepAt(const ProcessMaps &Maps, uint32_t Ctx, uint32_t Id,
+                           Loc From, Loc To) {
+  auto [It, New] =
+      StepIndex.try_emplace(uint64_t(Ctx) << 32 | Id, uint32_t(Steps.size()));
+  if (New)
+    Steps.push_back(unwindStep(Maps, Ctx, From, To));
+  const Step &S = Steps[It->second];
+  Trace &T = Traces[Id];
+  T.LastCtx = Ctx;
+  T.LastStep = It->second;
+  T.LastNewCtx = S.NewCtx;
+  T.LastMismatch = S.Mismatch;
 }
 
 SampleCounter::Step SampleCounter::unwindStep(const ProcessMaps &Maps,
@@ -564,8 +565,9 @@ void SampleCounter::finalize() {
   }
   Steps.clear();
   StepIndex.clear();
-  LastSteps.clear();
-  for (const auto &[K, T] : Traces) {
+  for (const Trace &Tr : Traces) {
+    const TraceKey &K = Tr.Key;
+    const TraceCount &T = Tr.Counts;
     if (K.From != ExternalLoc || K.To != ExternalLoc) {
       accumulate(Profile.Branches[{K.From, K.To}],
                  BranchCount{T.Count, T.Mispred, T.Cycles, T.Weight});

@@ -266,10 +266,20 @@ private:
   /// Per-sample scratch (no allocation per sample once warmed up).
   std::vector<Loc> From, To;
   /// Every trace met, by id (the order first met): its key and counts
-  /// side by side, so counting a trace touches one record.
+  /// side by side, so counting a trace touches one record. With contexts,
+  /// the record also keeps the step it was last unwound at (see Step).
   struct Trace {
     TraceKey Key;
     TraceCount Counts;
+    /// The context the trace was last met in while unwinding, that step
+    /// (in Steps), and what undoing its branch gives: a trace in a loop
+    /// is met again and again in one context, and these answer without
+    /// the step map. In the trace's record, which counting the entry has
+    /// just touched, rather than a separate array: the next context was
+    /// two dependent loads per entry (this array's, then the step's), on
+    /// the unwinding's critical path.
+    uint32_t LastCtx = ~0u, LastStep = 0, LastNewCtx = 0;
+    bool LastMismatch = false;
   };
   std::vector<Trace> Traces;
   /// The traces' index: open addressing with linear probing over a power
@@ -324,19 +334,11 @@ private:
   /// Every step met, in the order first met, and where each is by key.
   std::vector<Step> Steps;
   llvm::DenseMap<uint64_t, uint32_t> StepIndex;
-  /// Per trace (by id), the context it was last met in and that step: a
-  /// trace in a loop is met again and again in one context, and this
-  /// small dense array answers those meetings without the map (its
-  /// lookups were 15.5% of gawk's CSSPGO profile, bench/pgo recording 1,
-  /// then 5.9% beside 5.8% for this check; Lua's CSSPGO at -j1 went from
-  /// 0.953 to 0.840 s, medians of 7).
-  struct LastStep {
-    uint32_t Ctx = ~0u, Step = 0;
-  };
-  std::vector<LastStep> LastSteps;
-  /// The step of the trace with id Trace met in context Ctx.
-  Step &stepAt(const ProcessMaps &Maps, uint32_t Ctx, uint32_t Trace,
-               Loc From, Loc To);
+  /// Sets trace Id's last step (Trace::LastCtx and the rest) to the one
+  /// met in context Ctx (the step map's lookup; before it, that array's
+  /// lookups were 15.5% of gawk's CSSPGO profile, bench/pgo recording 1).
+  void stepAt(const ProcessMaps &Maps, uint32_t Ctx, uint32_t Id, Loc From,
+              Loc To);
   /// The context at the IP of a call stack's user frames (return
   /// addresses, innermost first), as the trie interns it. Call stacks
   /// repeat from sample to sample, and the walk costs a lookup and an
