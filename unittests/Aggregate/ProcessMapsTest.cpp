@@ -174,4 +174,38 @@ TEST(ProcessMaps, CountedSamplesFollowTheirCpumode) {
   EXPECT_EQ(C.Profile.SamplesPerDso.lookup(-1), 2u);
 }
 
+// The counter's mapping cache (the last two user mappings, a Loc made by
+// one addition) answers as the maps do: alternating among three files and
+// two processes, and for a file offset past a Loc's 48 bits, where makeLoc
+// masks it and the cache must not add.
+TEST(ProcessMaps, CachedLookupsAgreeWithTheMaps) {
+  ProcessMaps M;
+  M.addMmap(mm(5, 0x400000, 0x10000, 0x2000, "/x/app"));
+  M.addMmap(mm(5, 0x7f0000000000ULL, 0x10000, 0, "/x/libc.so"));
+  M.addMmap(mm(5, 0x7f1000000000ULL, 0x10000, 0x1000, "/x/libm.so"));
+  M.addMmap(mm(6, 0x400000, 0x10000, 0, "/x/other"));
+  // File offsets from 2^48 - 0x800 to 2^48 + 0x7ff.
+  M.addMmap(mm(6, 0x7f2000000000ULL, 0x1000, (1ULL << 48) - 0x800,
+               "/x/huge"));
+  AggregateOptions O;
+  SampleCounter C(O);
+  auto expected = [&](uint32_t Pid, uint64_t A) {
+    const Mapping *Map = M.find(Pid, A, AddrMode::Either);
+    return Map ? makeLoc(Map->Dso, Map->fileOffset(A)) : ExternalLoc;
+  };
+  const uint64_t Addrs[][2] = {
+      {5, 0x400010},         {5, 0x40fff0},         {5, 0x7f0000000100ULL},
+      {5, 0x400020},         {5, 0x7f1000000200ULL}, {5, 0x7f0000000300ULL},
+      {5, 0x410000},         {6, 0x400010},         {5, 0x400010},
+      {6, 0x7f2000000000ULL}, {6, 0x7f20000007ffULL}, {6, 0x7f2000000800ULL},
+      {6, 0x7f2000000fffULL}, {6, 0x7f2000000800ULL}, {6, 0x400030}};
+  for (int Round = 0; Round < 2; ++Round)
+    for (const auto &[Pid, A] : Addrs) {
+      SCOPED_TRACE(::testing::Message() << Pid << " 0x" << std::hex << A);
+      EXPECT_EQ(C.locate(M, uint32_t(Pid), A), expected(uint32_t(Pid), A));
+    }
+  // Past 2^48 the offset wraps within the Loc, as makeLoc masks it.
+  EXPECT_EQ(locOffset(C.locate(M, 6, 0x7f2000000800ULL)), 0u);
+}
+
 } // namespace
