@@ -493,12 +493,26 @@ uint32_t SampleCounter::contextOfStack(const ProcessMaps &Maps, uint32_t Pid,
 
 void SampleCounter::stepAt(const ProcessMaps &Maps, uint32_t Ctx, uint32_t Id,
                            Loc From, Loc To) {
+  {
+    Trace &T = Traces[Id];
+    if (T.PrevCtx == Ctx) {
+      std::swap(T.PrevCtx, T.LastCtx);
+      std::swap(T.PrevStep, T.LastStep);
+      std::swap(T.PrevNewCtx, T.LastNewCtx);
+      std::swap(T.PrevMismatch, T.LastMismatch);
+      return;
+    }
+  }
   auto [It, New] =
       StepIndex.try_emplace(uint64_t(Ctx) << 32 | Id, uint32_t(Steps.size()));
   if (New)
     Steps.push_back(unwindStep(Maps, Ctx, From, To));
   const Step &S = Steps[It->second];
   Trace &T = Traces[Id];
+  T.PrevCtx = T.LastCtx;
+  T.PrevStep = T.LastStep;
+  T.PrevNewCtx = T.LastNewCtx;
+  T.PrevMismatch = T.LastMismatch;
   T.LastCtx = Ctx;
   T.LastStep = It->second;
   T.LastNewCtx = S.NewCtx;
