@@ -63,39 +63,46 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
   };
   reset();
   bool SeqEmpty = true, Backwards = false;
-  uint64_t SeqLow = 0;
+  uint64_t SeqLow = 0, PrevAddr = 0;
   uint32_t SeqFirst = 0;
-  // The first wanted address at or after the sequence's last row.
+  // The first wanted address at or after the sequence's last row (W), and
+  // its value (all ones past the end).
   const uint64_t *W = Wanted.begin();
+  uint64_t NextWanted = ~0ULL;
   auto emit = [&](bool EndSequence) {
+    Row New{R.Address, R.SectionIndex, R.Line, R.Discriminator, R.File};
     if (SeqEmpty) {
       SeqEmpty = false;
       SeqLow = R.Address;
       SeqFirst = uint32_t(Rows.size());
       W = llvm::lower_bound(Wanted, R.Address);
+      NextWanted = W == Wanted.end() ? ~0ULL : *W;
+      Rows.push_back(New);
     } else {
       // A row answers the wanted addresses from its own up to the next
-      // row's: one that answers none is not kept (the row before a row
-      // at the same address never answers). Rows must then ascend, as
-      // lookup's search assumes; a sequence going back declines.
-      const Row &Prev = Rows.back();
-      if (R.Address < Prev.Address)
+      // row's: one that answers none gives its place to the next (the row
+      // before a row at the same address never answers). Rows must then
+      // ascend, as lookup's search assumes; a sequence going back
+      // declines. Most rows answer none: one comparison each.
+      if (R.Address < PrevAddr)
         Backwards = true;
-      while (W != Wanted.end() && *W < Prev.Address)
-        ++W;
-      if (W == Wanted.end() || *W >= R.Address)
-        Rows.pop_back();
+      if (NextWanted >= R.Address) {
+        Rows.back() = New;
+      } else {
+        while (W != Wanted.end() && *W < R.Address)
+          ++W;
+        NextWanted = W == Wanted.end() ? ~0ULL : *W;
+        Rows.push_back(New);
+      }
     }
-    uint32_t Number = uint32_t(Rows.size());
-    Rows.push_back(
-        Row{R.Address, R.SectionIndex, R.Line, R.Discriminator, R.File});
+    PrevAddr = R.Address;
     if (EndSequence) {
       if (SeqLow < R.Address) {
         // A sequence that holds no wanted address keeps its place among
         // the sequences (lookup takes the first one that ends after an
         // address, as LLVM does) but not its rows.
         auto In = llvm::lower_bound(Wanted, SeqLow);
-        uint32_t Last = Number + 1;
+        uint32_t Last = uint32_t(Rows.size());
         if (In == Wanted.end() || *In >= R.Address) {
           Rows.resize(SeqFirst);
           Last = SeqFirst;
