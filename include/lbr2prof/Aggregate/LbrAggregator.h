@@ -342,8 +342,9 @@ private:
   std::vector<Step> Steps;
   llvm::DenseMap<uint64_t, uint32_t> StepIndex;
   /// Sets trace Id's last step (Trace::LastCtx and the rest) to the one
-  /// met in context Ctx (the step map's lookup; before it, that array's
-  /// lookups were 15.5% of gawk's CSSPGO profile, bench/pgo recording 1).
+  /// met in context Ctx: its previous step, or the step map's lookup (the
+  /// map's lookups were 15.5% of gawk's CSSPGO profile, bench/pgo
+  /// recording 1, before traces kept their last step).
   void stepAt(const ProcessMaps &Maps, uint32_t Ctx, uint32_t Id, Loc From,
               Loc To);
   /// The context at the IP of a call stack's user frames (return
