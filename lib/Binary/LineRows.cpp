@@ -62,30 +62,32 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
     R.Discriminator = 0;
   };
   reset();
-  bool SeqEmpty = true, Backwards = false;
+  bool SeqEmpty = true, SeqBackwards = false, Backwards = false;
   uint64_t SeqLow = 0, PrevAddr = 0;
   uint32_t SeqFirst = 0;
   // The first wanted address at or after the sequence's last row (W), and
-  // its value (all ones past the end).
+  // its value (all ones past the end); SeqWanted: NextWanted at the
+  // sequence's first row.
   const uint64_t *W = Wanted.begin();
-  uint64_t NextWanted = ~0ULL;
+  uint64_t NextWanted = ~0ULL, SeqWanted = ~0ULL;
   auto emit = [&](bool EndSequence) {
     Row New{R.Address, R.SectionIndex, R.Line, R.Discriminator, R.File};
     if (SeqEmpty) {
-      SeqEmpty = false;
+      SeqEmpty = SeqBackwards = false;
       SeqLow = R.Address;
       SeqFirst = uint32_t(Rows.size());
       W = llvm::lower_bound(Wanted, R.Address);
-      NextWanted = W == Wanted.end() ? ~0ULL : *W;
+      SeqWanted = NextWanted = W == Wanted.end() ? ~0ULL : *W;
       Rows.push_back(New);
     } else {
       // A row answers the wanted addresses from its own up to the next
       // row's: one that answers none gives its place to the next (the row
       // before a row at the same address never answers). Rows must then
-      // ascend, as lookup's search assumes; a sequence going back
-      // declines. Most rows answer none: one comparison each.
+      // ascend, as lookup's search assumes; a sequence that holds a
+      // wanted address and goes back declines. Most rows answer none: one
+      // comparison each.
       if (R.Address < PrevAddr)
-        Backwards = true;
+        SeqBackwards = true;
       if (NextWanted >= R.Address) {
         Rows.back() = New;
       } else {
@@ -101,11 +103,12 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
         // A sequence that holds no wanted address keeps its place among
         // the sequences (lookup takes the first one that ends after an
         // address, as LLVM does) but not its rows.
-        auto In = llvm::lower_bound(Wanted, SeqLow);
         uint32_t Last = uint32_t(Rows.size());
-        if (In == Wanted.end() || *In >= R.Address) {
+        if (SeqWanted >= R.Address) {
           Rows.resize(SeqFirst);
           Last = SeqFirst;
+        } else {
+          Backwards |= SeqBackwards;
         }
         Sequences.push_back({SeqLow, R.Address, R.SectionIndex, SeqFirst,
                              Last});
