@@ -233,7 +233,8 @@ uint32_t SampleCounter::addTrace(const TraceKey &K, uint64_t H, size_t Slot) {
 }
 
 void SampleCounter::growTraceSlots() {
-  // From 512 slots (4 KB, as constructed), doubled when more than half full.
+  // From 2^MinTraceSlotsLog2 slots (as constructed), doubled when more
+  // than half full.
   size_t Size = TraceSlots.size() * 2;
   TraceSlots.assign(Size, 0);
   TraceShift = 64 - unsigned(llvm::countr_zero(Size));
@@ -418,15 +419,15 @@ void SampleCounter::countContexts(const ProcessMaps &Maps, uint32_t Pid,
     }
     // Entries before an unusable one were usable, so TraceOf[I]'s run
     // ends at From[I - 1], the range this walk counts.
-    const Trace &T = Traces[TraceOf[I]];
-    if (T.LastCtx != Ctx)
+    const StepMemo &Last = Traces[TraceOf[I]].Last;
+    if (Last.Ctx != Ctx)
       stepAt(Maps, Ctx, TraceOf[I], From[I], To[I]);
-    Step &S = Steps[T.LastStep];
+    Step &S = Steps[Last.Step];
     ++S.Count;
     S.Weight += Weight;
-    if (T.LastMismatch)
+    if (Last.Mismatch)
       break;
-    Ctx = T.LastNewCtx;
+    Ctx = Last.NewCtx;
   }
   if (I == Br.size())
     ++CC.Stats.SamplesWhole;
@@ -493,15 +494,9 @@ uint32_t SampleCounter::contextOfStack(const ProcessMaps &Maps, uint32_t Pid,
 
 void SampleCounter::stepAt(const ProcessMaps &Maps, uint32_t Ctx, uint32_t Id,
                            Loc From, Loc To) {
-  {
-    Trace &T = Traces[Id];
-    if (T.PrevCtx == Ctx) {
-      std::swap(T.PrevCtx, T.LastCtx);
-      std::swap(T.PrevStep, T.LastStep);
-      std::swap(T.PrevNewCtx, T.LastNewCtx);
-      std::swap(T.PrevMismatch, T.LastMismatch);
-      return;
-    }
+  if (Traces[Id].Prev.Ctx == Ctx) {
+    std::swap(Traces[Id].Last, Traces[Id].Prev);
+    return;
   }
   auto [It, New] =
       StepIndex.try_emplace(uint64_t(Ctx) << 32 | Id, uint32_t(Steps.size()));
@@ -509,14 +504,8 @@ void SampleCounter::stepAt(const ProcessMaps &Maps, uint32_t Ctx, uint32_t Id,
     Steps.push_back(unwindStep(Maps, Ctx, From, To));
   const Step &S = Steps[It->second];
   Trace &T = Traces[Id];
-  T.PrevCtx = T.LastCtx;
-  T.PrevStep = T.LastStep;
-  T.PrevNewCtx = T.LastNewCtx;
-  T.PrevMismatch = T.LastMismatch;
-  T.LastCtx = Ctx;
-  T.LastStep = It->second;
-  T.LastNewCtx = S.NewCtx;
-  T.LastMismatch = S.Mismatch;
+  T.Prev = T.Last;
+  T.Last = {Ctx, It->second, S.NewCtx, S.Mismatch};
 }
 
 SampleCounter::Step SampleCounter::unwindStep(const ProcessMaps &Maps,
@@ -612,8 +601,8 @@ void SampleCounter::finalize() {
     accumulate(Profile.Ranges[{K.To, K.Next}], RangeCount{T.Count, T.Weight});
   }
   decltype(Traces)().swap(Traces);
-  TraceSlots.assign(512, 0);
-  TraceShift = 64 - 9;
+  TraceSlots.assign(size_t(1) << MinTraceSlotsLog2, 0);
+  TraceShift = 64 - MinTraceSlotsLog2;
 }
 
 void SampleCounter::countIfSelected(const ProcessMaps &Maps,

@@ -268,25 +268,29 @@ private:
   /// Every trace met, by id (the order first met): its key and counts
   /// side by side, so counting a trace touches one record. With contexts,
   /// the record also keeps the step it was last unwound at (see Step).
+  /// A step of the unwinding as a trace's record keeps it: the context
+  /// it was met in, the step (in Steps), and what undoing the trace's
+  /// branch gives.
+  struct StepMemo {
+    uint32_t Ctx = ~0u, Step = 0, NewCtx = 0;
+    bool Mismatch = false;
+  };
   struct Trace {
     TraceKey Key;
     TraceCount Counts;
-    /// The context the trace was last met in while unwinding, that step
-    /// (in Steps), and what undoing its branch gives: a trace in a loop
-    /// is met again and again in one context, and these answer without
-    /// the step map. In the trace's record, which counting the entry has
-    /// just touched, rather than a separate array: the next context was
-    /// two dependent loads per entry (this array's, then the step's), on
-    /// the unwinding's critical path.
-    uint32_t LastCtx = ~0u, LastStep = 0, LastNewCtx = 0;
-    bool LastMismatch = false;
+    /// The step of the context the trace was last met in while unwinding:
+    /// a trace in a loop is met again and again in one context, and this
+    /// answers without the step map. In the trace's record, which
+    /// counting the entry has just touched, rather than a separate array:
+    /// the next context was two dependent loads per entry (this array's,
+    /// then the step's), on the unwinding's critical path.
+    StepMemo Last;
     /// The one met before, in another context (stepAt() swaps the two):
     /// jq's CSSPGO recording missed the last one on 827k of 2.7M entries;
     /// with this one, 1.21G -> 1.19G instructions, 160 -> 155 ms (-j2, 11
     /// interleaved). An earlier try in a separate array measured under 1%
     /// on gawk and sqlite.
-    uint32_t PrevCtx = ~0u, PrevStep = 0, PrevNewCtx = 0;
-    bool PrevMismatch = false;
+    StepMemo Prev;
   };
   std::vector<Trace> Traces;
   /// The traces' index: open addressing with linear probing over a power
@@ -296,8 +300,11 @@ private:
   /// cache where a DenseMap of keys and ids (32-byte buckets) did not:
   /// the bucket's load and then the counts' were two cache misses per
   /// branch entry, 23% of count()'s cycles on Lua's CSSPGO recording.
-  std::vector<uint64_t> TraceSlots = std::vector<uint64_t>(512);
-  unsigned TraceShift = 64 - 9;
+  static constexpr unsigned MinTraceSlotsLog2 = 9; ///< 4 KB
+  std::vector<uint64_t> TraceSlots =
+      std::vector<uint64_t>(size_t(1) << MinTraceSlotsLog2);
+  /// 64 - log2(TraceSlots.size()): a hash's top bits index the slots.
+  unsigned TraceShift = 64 - MinTraceSlotsLog2;
   /// The id of trace K, added with zero counts if new.
   uint32_t traceId(const TraceKey &K);
   /// Adds trace K, whose hash is H, in empty slot Slot.
@@ -341,7 +348,7 @@ private:
   /// Every step met, in the order first met, and where each is by key.
   std::vector<Step> Steps;
   llvm::DenseMap<uint64_t, uint32_t> StepIndex;
-  /// Sets trace Id's last step (Trace::LastCtx and the rest) to the one
+  /// Sets trace Id's last step (Trace::Last) to the one
   /// met in context Ctx: its previous step, or the step map's lookup (the
   /// map's lookups were 15.5% of gawk's CSSPGO profile, bench/pgo
   /// recording 1, before traces kept their last step).
