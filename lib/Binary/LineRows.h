@@ -12,8 +12,9 @@
 // sequences (valid ones only, stably sorted by section and end address),
 // the same search within a sequence. Anything the fast path does not
 // reproduce exactly (a warning while reading, a tombstone address,
-// DW_LNE_define_file, VLIW op indexes, a sequence whose rows go back)
-// makes it decline, and the caller asks LLVM's table instead.
+// DW_LNE_define_file, VLIW op indexes, rows that go back in a sequence
+// holding an address asked for) makes it decline, and the caller asks
+// LLVM's table instead.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_LIB_BINARY_LINEROWS_H
