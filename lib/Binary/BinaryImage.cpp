@@ -128,19 +128,6 @@ int instIndexAt(ArrayRef<Inst> Insts, uint64_t Addr) {
 }
 
 namespace {
-/// A function symbol as read from the symbol table, before aliases merge.
-/// Names point into the symbol table's strings (of the binary, or of the
-/// separate debug file the BinaryImage keeps open).
-/// 48 bytes (64 with the file name as a StringRef and the table position,
-/// which is the element's index): a 300 MB binary has 480k of them.
-struct RawFunctionSym {
-  uint64_t Start, Size;
-  StringRef Name;
-  /// The STT_FILE name before a local symbol (NUL-terminated in the
-  /// string table); null for globals.
-  const char *File;
-  bool Local;
-};
 /// A named local symbol (function or data): binary address and name.
 using LocalSym = std::pair<uint64_t, StringRef>;
 } // namespace
@@ -208,13 +195,15 @@ static bool inCode(ArrayRef<CodeSection> Code, uint64_t Addr) {
 }
 
 /// Reads .symtab, else .dynsym (sets B.HasSymtab): the named STT_FUNC
-/// symbols in executable sections into Raws, in table order, and every
+/// symbols in executable sections into Raws, in table order (Start, End =
+/// Start + size, Name, Local, and for a local the STT_FILE name before it;
+/// mergeAliases() makes the table of them), and every
 /// named local symbol (functions and data) into Locals, to rank same-named
 /// locals the way BOLT's name resolver does.
 template <class ELFT>
 static Error
 readSymbols(const ELFFile<ELFT> &E, ArrayRef<typename ELFT::Shdr> Sections,
-            BinaryImage::Impl &B, std::vector<RawFunctionSym> &Raws,
+            BinaryImage::Impl &B, std::vector<FunctionSym> &Raws,
             std::vector<LocalSym> &Locals) {
   const typename ELFT::Shdr *Symtab = nullptr, *Dynsym = nullptr;
   for (const auto &S : Sections) {
@@ -254,9 +243,13 @@ readSymbols(const ELFFile<ELFT> &E, ArrayRef<typename ELFT::Shdr> Sections,
     if (S.getType() != ELF::STT_FUNC || S.st_shndx == ELF::SHN_UNDEF ||
         Name->empty() || !inCode(B.Code, S.st_value))
       continue;
-    Raws.push_back({S.st_value, S.st_size, *Name,
-                    Local && !CurFile.empty() ? CurFile.data() : nullptr,
-                    Local});
+    FunctionSym &F = Raws.emplace_back();
+    F.Start = S.st_value;
+    F.End = S.st_value + S.st_size;
+    F.Name = *Name;
+    if (Local)
+      F.File = CurFile;
+    F.Local = Local;
   }
   return Error::success();
 }
@@ -268,7 +261,7 @@ readSymbols(const ELFFile<ELFT> &E, ArrayRef<typename ELFT::Shdr> Sections,
 /// holds the debug file, whose strings the names point into.
 template <class ELFT>
 static Error readDebugFileSymbols(BinaryImage::Impl &B,
-                                  std::vector<RawFunctionSym> &Raws,
+                                  std::vector<FunctionSym> &Raws,
                                   std::vector<LocalSym> &Locals,
                                   std::optional<OpenedDebugFile> &Keep) {
   if (B.HasSymtab || !B.Debug || !B.Debug->separate())
@@ -285,7 +278,7 @@ static Error readDebugFileSymbols(BinaryImage::Impl &B,
   auto Sections = D->getELFFile().sections();
   if (!Sections)
     return makeError("{0}: {1}", Path, toString(Sections.takeError()));
-  std::vector<RawFunctionSym> DebugRaws;
+  std::vector<FunctionSym> DebugRaws;
   std::vector<LocalSym> DebugLocals;
   if (Error Err =
           readSymbols(D->getELFFile(), *Sections, B, DebugRaws, DebugLocals))
@@ -308,7 +301,7 @@ static Error readDebugFileSymbols(BinaryImage::Impl &B,
 /// (on the pairs, read in sequence: gathering the starts from the symbols
 /// in each pass missed the cache for half of the sort's time).
 static std::vector<std::pair<uint64_t, uint32_t>>
-sortedByStart(ArrayRef<RawFunctionSym> Raws) {
+sortedByStart(ArrayRef<FunctionSym> Raws) {
   using Key = std::pair<uint64_t, uint32_t>;
   std::vector<Key> Keys, Other;
   Keys.reserve(Raws.size());
@@ -368,56 +361,91 @@ sortedByStart(ArrayRef<RawFunctionSym> Raws) {
   return Keys;
 }
 
-/// One FunctionSym per start address into Functions (sorted by start):
-/// symbols at one address are aliases, and the first global (else the
-/// first in table order) names the function; its aliases go to Pool,
-/// which must have room for every symbol (they point into it). Stubs (PLT
-/// stubs, sorted by start) go in between, each unless a symbol starts
-/// where it does (hand-written code, a linker that names stubs): merged
-/// here, not inserted afterwards, which moved every function after the
-/// PLT (with linkPltTargets' name filter, 17M of the parent's 525M
-/// instructions on bench/scale's 300 MB binary). Returns where the stubs
-/// went in Functions.
-static std::vector<uint32_t> mergeAliases(std::vector<RawFunctionSym> &Raws,
-                                          std::vector<FunctionSym> &Functions,
+/// Makes Raws (readSymbols') the function table, in place: sorted by
+/// start, one FunctionSym per start address. Symbols at one address are
+/// aliases, and the first global (else the first in table order) names the
+/// function; its aliases go to Pool, which must have room for every symbol
+/// (they point into it). Stubs (PLT stubs, sorted by start) go in between,
+/// each unless a symbol starts where it does (hand-written code, a linker
+/// that names stubs): merged here, not inserted afterwards, which moved
+/// every function after the PLT (with linkPltTargets' name filter, 17M of
+/// the parent's 525M instructions on bench/scale's 300 MB binary). Returns
+/// where the stubs went. In place: a table built beside the symbols was
+/// 37.5 MB written while 22.5 MB of symbols (a struct of their own) were
+/// held, on that binary's 480k functions; in place the parent's heap peaks
+/// at 61 MB instead of 77 MB and runs 369M instructions instead of 383M.
+static std::vector<uint32_t> mergeAliases(std::vector<FunctionSym> &Raws,
                                           std::vector<StringRef> &Pool,
-                                          std::vector<FunctionSym> Stubs = {}) {
+                                          ArrayRef<FunctionSym> Stubs = {}) {
   assert(Pool.capacity() - Pool.size() >= Raws.size() &&
          "aliases point into Pool: it must not grow");
-  std::vector<std::pair<uint64_t, uint32_t>> Keys = sortedByStart(Raws);
-  Functions.reserve(Functions.size() + Raws.size() + Stubs.size());
-  size_t P = 0;
-  std::vector<uint32_t> StubsAt;
-  auto stubsBefore = [&](uint64_t Start) {
-    for (; P < Stubs.size() && Stubs[P].Start <= Start; ++P)
-      if (Stubs[P].Start < Start &&
-          (Functions.empty() || Functions.back().Start != Stubs[P].Start)) {
-        StubsAt.push_back(uint32_t(Functions.size()));
-        Functions.push_back(std::move(Stubs[P]));
+  {
+    // Into sorted order, cycle by cycle: Keys[K].second names the symbol
+    // that goes to K, and becomes K once it is there (symbol tables in
+    // address order move nothing).
+    std::vector<std::pair<uint64_t, uint32_t>> Keys = sortedByStart(Raws);
+    for (uint32_t K = 0; K < Keys.size(); ++K) {
+      if (Keys[K].second == K)
+        continue;
+      FunctionSym Held = std::move(Raws[K]);
+      uint32_t To = K;
+      for (;;) {
+        uint32_t From = std::exchange(Keys[To].second, To);
+        if (From == K) {
+          Raws[To] = std::move(Held);
+          break;
+        }
+        Raws[To] = std::move(Raws[From]);
+        To = From;
       }
-  };
-  for (const auto &Key : Keys) {
-    const RawFunctionSym &R = Raws[Key.second];
-    stubsBefore(R.Start);
-    if (!Functions.empty() && Functions.back().Start == R.Start) {
-      FunctionSym &F = Functions.back();
+    }
+  }
+  size_t N = 0; // the functions so far, at the front
+  for (size_t K = 0; K < Raws.size(); ++K) {
+    if (N && Raws[N - 1].Start == Raws[K].Start) {
+      FunctionSym &F = Raws[N - 1];
+      const FunctionSym &R = Raws[K];
       if (R.Name != F.Name && llvm::find(F.Aliases, R.Name) == F.Aliases.end()) {
         // F's aliases are the last ones in Pool.
         Pool.push_back(R.Name);
         F.Aliases = ArrayRef(Pool.data() + Pool.size() - F.Aliases.size() - 1,
                              F.Aliases.size() + 1);
       }
-      F.End = std::max(F.End, R.Start + R.Size);
+      F.End = std::max(F.End, R.End);
       continue;
     }
-    FunctionSym &F = Functions.emplace_back();
-    F.Start = R.Start;
-    F.End = R.Start + R.Size;
-    F.Name = R.Name;
-    F.Local = R.Local;
-    F.File = R.File ? StringRef(R.File) : StringRef();
+    if (N != K)
+      Raws[N] = std::move(Raws[K]);
+    ++N;
   }
-  stubsBefore(~0ULL);
+  Raws.resize(N);
+  // The stubs that go in: the first at each address where no function
+  // starts.
+  std::vector<uint32_t> In;
+  auto startsAt = [&](uint64_t A) {
+    auto It = llvm::partition_point(
+        Raws, [&](const FunctionSym &F) { return F.Start < A; });
+    return It != Raws.end() && It->Start == A;
+  };
+  for (uint32_t P = 0; P < Stubs.size(); ++P)
+    if ((P == 0 || Stubs[P - 1].Start != Stubs[P].Start) &&
+        !startsAt(Stubs[P].Start))
+      In.push_back(P);
+  std::vector<uint32_t> StubsAt(In.size());
+  if (In.empty())
+    return StubsAt;
+  // Merged from the back, into room at the end.
+  Raws.resize(N + In.size());
+  size_t To = Raws.size(), F = N, S = In.size();
+  while (S > 0) {
+    const FunctionSym &Stub = Stubs[In[S - 1]];
+    if (F > 0 && Raws[F - 1].Start > Stub.Start) {
+      Raws[--To] = std::move(Raws[--F]);
+      continue;
+    }
+    Raws[--To] = Stub;
+    StubsAt[--S] = uint32_t(To);
+  }
   return StubsAt;
 }
 
@@ -545,15 +573,17 @@ static Error readElf(const ELFObjectFile<ELFT> &Obj, BinaryImage::Impl &B) {
     return Sections.takeError();
   if (Error Err = readCodeSections(E, *Sections, B))
     return Err;
-  std::vector<RawFunctionSym> Raws;
+  std::vector<FunctionSym> Raws;
   std::vector<LocalSym> Locals;
   if (Error Err = readSymbols(E, *Sections, B, Raws, Locals))
     return Err;
   if (Error Err = readDebugFileSymbols<ELFT>(B, Raws, Locals, B.SymbolFile))
     return Err;
   B.AliasPool.reserve(Raws.size());
-  linkPltTargets(B.Functions, mergeAliases(Raws, B.Functions, B.AliasPool,
-                                           pltStubs(E, *Sections, B)));
+  std::vector<uint32_t> StubsAt =
+      mergeAliases(Raws, B.AliasPool, pltStubs(E, *Sections, B));
+  B.Functions = std::move(Raws);
+  linkPltTargets(B.Functions, StubsAt);
   clipFunctionEnds(B.Code, B.Functions);
   rankLocals(Locals, B.Functions);
   linkFragments(B.Functions);
@@ -600,7 +630,7 @@ static Error readCoff(const COFFObjectFile &Obj, BinaryImage::Impl &B) {
       return Name.takeError();
     B.Code.push_back({Seg.VAddr, Data.take_front(Seg.FileSize), Name->str()});
   }
-  std::vector<RawFunctionSym> Raws;
+  std::vector<FunctionSym> Raws;
   for (const SymbolRef &Ref : Obj.symbols()) {
     COFFSymbolRef S = Obj.getCOFFSymbol(Ref);
     if (S.getComplexType() != COFF::IMAGE_SYM_DTYPE_FUNCTION ||
@@ -620,11 +650,15 @@ static Error readCoff(const COFFObjectFile &Obj, BinaryImage::Impl &B) {
     if (Name->empty() || !inCode(B.Code, Addr))
       continue;
     bool Local = S.getStorageClass() == COFF::IMAGE_SYM_CLASS_STATIC;
-    Raws.push_back({Addr, 0, *Name, nullptr, Local});
+    FunctionSym &F = Raws.emplace_back();
+    F.Start = F.End = Addr;
+    F.Name = *Name;
+    F.Local = Local;
   }
   B.HasSymtab = !Raws.empty();
   B.AliasPool.reserve(Raws.size());
-  mergeAliases(Raws, B.Functions, B.AliasPool);
+  mergeAliases(Raws, B.AliasPool);
+  B.Functions = std::move(Raws);
   clipFunctionEnds(B.Code, B.Functions);
   return Error::success();
 }
