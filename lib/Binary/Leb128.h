@@ -15,6 +15,11 @@ namespace lbr2prof {
 /// Bounded LEB128 reads; false when the number runs past End or does not
 /// fit 64 bits (LLVM's extractor fails on both).
 inline bool uleb(const uint8_t *&P, const uint8_t *End, uint64_t &V) {
+  // One byte, as most are (a line program's columns and advances).
+  if (P < End && *P < 0x80) {
+    V = *P++;
+    return true;
+  }
   V = 0;
   for (unsigned Shift = 0; P < End; Shift += 7) {
     uint8_t B = *P++;
@@ -30,6 +35,11 @@ inline bool uleb(const uint8_t *&P, const uint8_t *End, uint64_t &V) {
 }
 
 inline bool sleb(const uint8_t *&P, const uint8_t *End, int64_t &V) {
+  if (P < End && *P < 0x80) { // one byte, bit 6 the sign
+    uint8_t B = *P++;
+    V = B & 0x40 ? int64_t(B) - 0x80 : int64_t(B);
+    return true;
+  }
   // Anything longer than 10 bytes is declined rather than matched to
   // LLVM's overflow rules.
   uint64_t U = 0;

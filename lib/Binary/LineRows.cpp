@@ -133,6 +133,17 @@ bool LineRowReader::run(DWARFUnit &U, const DWARFDebugLine::Prologue &P,
     if (Opcode >= OpcodeBase) {
       R.Address += AddrStep[Opcode];
       R.Line += LineStep[Opcode];
+      // emit(false) for a row that answers no wanted address before it,
+      // as most do, without the call: emit's prologue and epilogue were a
+      // third of its instructions (8M rows of bench/scale's 300 MB
+      // binary's fixed profile).
+      if (!SeqEmpty && R.Address >= PrevAddr && NextWanted >= R.Address) {
+        Rows.back() = Row{R.Address, R.SectionIndex, R.Line, R.Discriminator,
+                          R.File};
+        PrevAddr = R.Address;
+        R.Discriminator = 0;
+        continue;
+      }
       emit(false);
       continue;
     }
