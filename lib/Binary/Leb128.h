@@ -40,6 +40,14 @@ inline bool sleb(const uint8_t *&P, const uint8_t *End, int64_t &V) {
     V = B & 0x40 ? int64_t(B) - 0x80 : int64_t(B);
     return true;
   }
+  if (End - P >= 2 && P[1] < 0x80) { // two (line advances between functions)
+    uint64_t U = uint64_t(P[0] & 0x7f) | uint64_t(P[1]) << 7;
+    if (P[1] & 0x40)
+      U |= ~uint64_t(0) << 14;
+    V = int64_t(U);
+    P += 2;
+    return true;
+  }
   // Anything longer than 10 bytes is declined rather than matched to
   // LLVM's overflow rules.
   uint64_t U = 0;
