@@ -75,7 +75,11 @@ struct RangeAttrs {
 /// instructions on bench/scale's 300 MB binary (fixed profile; 1.9M
 /// subroutines, 500 instructions each). A value that LLVM would relocate
 /// (a relocation recorded at its place), or whose form or index is out of
-/// the common ground, is left to LLVM (decode() returns false).
+/// the common ground, is left to LLVM (decode() returns false). LLVM 19
+/// records relocations for relocatable files only, whose addresses it
+/// then finds in no unit (a section index is needed): the check costs two
+/// lookups in an empty map per subroutine and keeps this exact if that
+/// changes.
 class RangeReader {
 public:
   explicit RangeReader(const DWARFUnit &U)

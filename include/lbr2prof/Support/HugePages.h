@@ -1,7 +1,10 @@
 //===- HugePages.h - lbr2prof's blocks on transparent huge pages -*- C++ -*-===//
 //
 // Every 4 KiB page a run writes for the first time costs a page fault and
-// a page cleared. On the VMs of sessions 20-23 a fault costs about 11 us,
+// a page cleared. On the VMs of sessions 20-23 a fault costs about 11 us
+// (session 28 found why: they report free 8 MiB blocks to the host, and a
+// page from a reported block faults on the host too when first written;
+// docs/design.md, Memory),
 // so a table of tens of megabytes, written once (a large binary's symbols,
 // the aggregation's hash maps as they grow, the decoded instructions),
 // costs more in faults than in the work that fills it: the symbol table of
