@@ -624,6 +624,30 @@ bool UnitSubroutines::scanDies(DWARFUnit &Unit, ArrayRef<uint64_t> Wanted,
 /// one kind, a skipped range's entries never split a kept one (nor the
 /// reverse), and the entry found for a wanted address is the same kept
 /// entry, or none, with or without them.
+/// The first position of A whose element is not Before (A partitioned by
+/// Before), found from Hint, the answer for the previous key, and left
+/// there: a few steps forward, else a binary search on the side it lies
+/// (the skipped ranges come in DIE order, mostly ascending; a search from
+/// scratch for each of the 300 MB fixed profile's 1.9M was 7% of the
+/// symbolizer child's instructions).
+template <typename T, typename Pred>
+static size_t seek(ArrayRef<T> A, size_t &Hint, Pred Before) {
+  size_t I = std::min(Hint, A.size());
+  if (I > 0 && !Before(A[I - 1])) {
+    I = size_t(std::partition_point(A.begin(), A.begin() + I, Before) -
+               A.begin());
+  } else {
+    size_t Near = std::min(A.size(), I + 4);
+    while (I < Near && Before(A[I]))
+      ++I;
+    if (I == Near)
+      I = size_t(std::partition_point(A.begin() + I, A.end(), Before) -
+                 A.begin());
+  }
+  Hint = I;
+  return I;
+}
+
 bool UnitSubroutines::passedOverSafely(
     ArrayRef<uint64_t> Wanted, ArrayRef<std::pair<uint64_t, uint64_t>> Skipped,
     std::vector<std::pair<uint64_t, uint64_t>> &Kept) {
@@ -632,13 +656,17 @@ bool UnitSubroutines::passedOverSafely(
   std::vector<uint64_t> MaxEnd(Kept.size());
   for (size_t K = 0; K < Kept.size(); ++K)
     MaxEnd[K] = std::max(K ? MaxEnd[K - 1] : 0, Kept[K].second);
+  ArrayRef<std::pair<uint64_t, uint64_t>> KeptRanges(Kept);
+  size_t WHint = 0, KHint = 0;
   for (const auto &[Low, High] : Skipped) {
-    auto W = llvm::lower_bound(Wanted, Low);
-    if (W != Wanted.end() && *W < High)
+    size_t W = seek(Wanted, WHint, [Low = Low](uint64_t A) { return A < Low; });
+    if (W < Wanted.size() && Wanted[W] < High)
       return false;
     // The kept ranges that start before High: does one end after Low?
-    size_t N = llvm::lower_bound(Kept, std::make_pair(High, uint64_t(0))) -
-               Kept.begin();
+    size_t N = seek(KeptRanges, KHint,
+                    [High = High](const std::pair<uint64_t, uint64_t> &R) {
+                      return R.first < High;
+                    });
     if (N > 0 && MaxEnd[N - 1] > Low)
       return false;
   }

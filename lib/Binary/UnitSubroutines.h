@@ -74,6 +74,14 @@ public:
   /// getDeclLine() and getCallerFrame() give it; false if LLVM must answer.
   bool info(uint64_t Offset, Info &Out) const;
 
+  /// True if no Skipped range [low, high) holds one of the Wanted
+  /// addresses (sorted) or overlaps one of the Kept ranges (sorted here):
+  /// then scan() may leave the skipped ranges out of the address map.
+  static bool
+  passedOverSafely(llvm::ArrayRef<uint64_t> Wanted,
+                   llvm::ArrayRef<std::pair<uint64_t, uint64_t>> Skipped,
+                   std::vector<std::pair<uint64_t, uint64_t>> &Kept);
+
 private:
   struct Sub {
     uint64_t Offset;
@@ -81,10 +89,6 @@ private:
     bool Subprogram;
   };
   struct Attrs;
-  static bool
-  passedOverSafely(llvm::ArrayRef<uint64_t> Wanted,
-                   llvm::ArrayRef<std::pair<uint64_t, uint64_t>> Skipped,
-                   std::vector<std::pair<uint64_t, uint64_t>> &Kept);
   bool scanDies(llvm::DWARFUnit &U, llvm::ArrayRef<uint64_t> Wanted,
                 Scratch &Tmp);
   bool read(uint64_t Offset, Attrs &A) const;
