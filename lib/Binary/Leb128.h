@@ -48,6 +48,15 @@ inline bool sleb(const uint8_t *&P, const uint8_t *End, int64_t &V) {
     P += 2;
     return true;
   }
+  if (End - P >= 3 && P[2] < 0x80) { // three (back to an inlined callee's line)
+    uint64_t U = uint64_t(P[0] & 0x7f) | uint64_t(P[1] & 0x7f) << 7 |
+                 uint64_t(P[2]) << 14;
+    if (P[2] & 0x40)
+      U |= ~uint64_t(0) << 21;
+    V = int64_t(U);
+    P += 3;
+    return true;
+  }
   // Anything longer than 10 bytes is declined rather than matched to
   // LLVM's overflow rules.
   uint64_t U = 0;
