@@ -112,12 +112,14 @@ public:
       uint8_t B;
       do {
         if (At >= End || Shift > 28)
-          return false; // an index LLVM would cut to 32 bits
+          return false;
         B = Bytes[At++];
         Index |= uint64_t(B & 0x7f) << Shift;
         Shift += 7;
       } while (B & 0x80);
-      if (!address(Index, U, Value))
+      // LLVM cuts the index to 32 bits and multiplies it by the address
+      // size in 32 bits: below 2^29 both are exact.
+      if (Index >> 29 || !address(Index, U, Value))
         return false;
       Off = At;
       return true;
