@@ -1,8 +1,8 @@
 //===- Leb128.h - bounded LEB128 reads from bytes ---------------*- C++ -*-===//
 //
 // Private to lib/Binary: the LEB128 reads of the readers that walk DWARF
-// bytes themselves (LineRows, UnitIndex), bounded by the end of the data
-// and declining what LLVM's DataExtractor would refuse.
+// bytes themselves (LineRows, UnitIndex, UnitSubroutines), bounded by the
+// end of the data and declining what LLVM's DataExtractor would refuse.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LBR2PROF_LIB_BINARY_LEB128_H
@@ -15,9 +15,15 @@ namespace lbr2prof {
 /// Bounded LEB128 reads; false when the number runs past End or does not
 /// fit 64 bits (LLVM's extractor fails on both).
 inline bool uleb(const uint8_t *&P, const uint8_t *End, uint64_t &V) {
-  // One byte, as most are (a line program's columns and advances).
+  // One byte, as most are (a line program's columns and advances), or two
+  // (a unit's address indexes).
   if (P < End && *P < 0x80) {
     V = *P++;
+    return true;
+  }
+  if (End - P >= 2 && P[1] < 0x80) {
+    V = uint64_t(P[0] & 0x7f) | uint64_t(P[1]) << 7;
+    P += 2;
     return true;
   }
   V = 0;

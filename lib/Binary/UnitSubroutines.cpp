@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnitSubroutines.h"
+#include "Leb128.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/DebugInfo/DWARF/DWARFAbbreviationDeclaration.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
@@ -83,7 +84,7 @@ struct RangeAttrs {
 class RangeReader {
 public:
   explicit RangeReader(const DWARFUnit &U)
-      : Obj(U.getContext().getDWARFObj()), Info(U.getInfoSection()),
+      : U(U), Obj(U.getContext().getDWARFObj()), Info(U.getInfoSection()),
         AddrSec(Obj.getAddrSection()), AddrSize(U.getAddressByteSize()),
         Usable(U.isLittleEndian() && (AddrSize == 4 || AddrSize == 8)) {
     if (std::optional<uint64_t> B = U.getAddrOffsetSectionBase())
@@ -95,10 +96,9 @@ public:
   /// Decodes the value of Form at Off (within End) into Value, with its
   /// section index into Section for an address, and IsConst for a
   /// constant; advances Off. False (Off unchanged) if LLVM must read it.
-  /// U: its unit, for the first address index's check.
   bool decode(uint16_t Form, const uint8_t *Bytes, uint64_t &Off,
-              uint64_t End, const DWARFUnit &U, uint64_t &Value,
-              uint64_t &Section, bool &IsConst) {
+              uint64_t End, uint64_t &Value, uint64_t &Section,
+              bool &IsConst) {
     if (!Usable)
       return false;
     Section = object::SectionedAddress::UndefSection;
@@ -107,21 +107,14 @@ public:
     case dwarf::DW_FORM_addr:
       return fixed(Bytes, Off, End, AddrSize, Value);
     case dwarf::DW_FORM_addrx: {
-      uint64_t At = Off, Index = 0;
-      unsigned Shift = 0;
-      uint8_t B;
-      do {
-        if (At >= End || Shift > 28)
-          return false;
-        B = Bytes[At++];
-        Index |= uint64_t(B & 0x7f) << Shift;
-        Shift += 7;
-      } while (B & 0x80);
+      const uint8_t *P = Bytes + Off;
+      uint64_t Index;
       // LLVM cuts the index to 32 bits and multiplies it by the address
       // size in 32 bits: below 2^29 both are exact.
-      if (Index >> 29 || !address(Index, U, Value))
+      if (!uleb(P, Bytes + End, Index) || Index >> 29 ||
+          !address(Index, Value))
         return false;
-      Off = At;
+      Off = uint64_t(P - Bytes);
       return true;
     }
     case dwarf::DW_FORM_data1:
@@ -159,7 +152,7 @@ private:
   /// there). The first one read is also asked of LLVM: a different answer
   /// (the unit's entries are not where this reads them) leaves every
   /// index to LLVM.
-  bool address(uint64_t Index, const DWARFUnit &U, uint64_t &Value) {
+  bool address(uint64_t Index, uint64_t &Value) {
     if (!AddrUsable)
       return false;
     uint64_t At = AddrBase + Index * AddrSize;
@@ -181,6 +174,7 @@ private:
     return true;
   }
 
+  const DWARFUnit &U;
   const DWARFObject &Obj;
   const DWARFSection &Info, &AddrSec;
   const uint8_t AddrSize;
@@ -295,10 +289,10 @@ public:
         // Only a subroutine's plan keeps values, and its DIEs are read
         // with Out.
         assert(Out && "a subroutine's attributes read without RangeAttrs");
-        if (Fast && S.What != Keep::Ranges && Off <= End) {
+        if (Fast && S.What != Keep::Ranges) {
           uint64_t Value, Section;
           bool IsConst;
-          if (Fast->decode(S.Form, Bytes, Off, End, Unit, Value, Section,
+          if (Fast->decode(S.Form, Bytes, Off, End, Value, Section,
                            IsConst)) {
             if (S.What == Keep::LowPC) {
               // A constant is no address (getAsSectionedAddress).
@@ -388,16 +382,11 @@ private:
       break;
     case dwarf::DW_FORM_block:
     case dwarf::DW_FORM_exprloc: {
-      uint64_t Len = 0;
-      unsigned Shift = 0;
-      uint8_t B;
-      do {
-        if (Off >= End || Shift > 56)
-          return false;
-        B = Bytes[Off++];
-        Len |= uint64_t(B & 0x7f) << Shift;
-        Shift += 7;
-      } while (B & 0x80);
+      const uint8_t *P = Bytes + Off;
+      uint64_t Len;
+      if (!uleb(P, Bytes + End, Len))
+        return false;
+      Off = uint64_t(P - Bytes);
       if (Len > End - Off)
         return false;
       Off += Len;

@@ -1,9 +1,10 @@
 //===- Leb128Test.cpp - our bounded LEB128 reads against LLVM's ----------===//
 //
-// uleb()/sleb() take the common one-, two- and three-byte values without
-// their loop (the line programs' columns and line advances); every length
-// must decode as LLVM's decodeULEB128/decodeSLEB128 does, and a value cut
-// by the end of the data must be refused without reading past it.
+// uleb()/sleb() take the common one- and two-byte values (and sleb's
+// three-byte ones) without their loop (line programs' columns and line
+// advances, address indexes); every length must decode as LLVM's
+// decodeULEB128/decodeSLEB128 does, and a value cut by the end of the data
+// must be refused without reading past it.
 //
 //===----------------------------------------------------------------------===//
 #include "Leb128.h"
